@@ -1,0 +1,1 @@
+print("smp-bench: under construction")

@@ -1,0 +1,100 @@
+// swift-tools-version: 6.0
+// SimpleX-Swift: relays, agent, chat core and front ends of SimpleX Chat, one module per layer.
+import PackageDescription
+
+let package = Package(
+    name: "SimpleXSwift",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "smp-server", targets: ["smp-server"]),
+        .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
+        .library(name: "SMPClient", targets: ["SMPClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // System OpenSSL for X448/Ed448, which swift-crypto does not offer.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(
+            name: "SimplexFoundation",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "SMPProtocol", dependencies: ["SimplexFoundation"]),
+        .target(
+            name: "SMPTransport",
+            dependencies: [
+                "SimplexFoundation", "SMPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "SMPClient",
+            dependencies: [
+                "SimplexFoundation", "SMPProtocol", "SMPTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SMPServer",
+            dependencies: [
+                "SimplexFoundation", "SMPProtocol", "SMPTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "smp-server",
+            dependencies: [
+                "SMPServer", "SMPTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "SMPBenchmark",
+            dependencies: [
+                "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/SMPBenchmark"
+        ),
+        .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),
+        .testTarget(name: "SMPProtocolTests", dependencies: ["SMPProtocol", "SimplexFoundation"]),
+        .testTarget(
+            name: "SMPTransportTests",
+            dependencies: [
+                "SMPTransport", "SMPProtocol", "SimplexFoundation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "SMPServerTests",
+            dependencies: ["SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,175 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import SimplexFoundation
+import SMPProtocol
+
+/// One live transport connection to a relay: correlates responses with commands by corrId and
+/// hands everything else (MSG, END, NMSG) to `onEvent`. Thread-safe.
+final class ClientConnection: Sendable {
+    struct Session: Sendable {
+        let version: UInt16
+        let sessionId: [UInt8]
+        let serverSessionKey: X25519PublicKey?
+    }
+
+    /// A queue command ready to authorize and send.
+    struct Command: Sendable {
+        let entityId: [UInt8]
+        let command: SMPCommand
+        let key: PrivateAuthKey?
+        /// SUB and ACK may be answered with MSG, which is also an event.
+        var answerIsEvent: Bool {
+            switch command {
+            case .sub, .ack: true
+            default: false
+            }
+        }
+    }
+
+    private struct Pending {
+        let promise: EventLoopPromise<BrokerMessage>
+        let timeout: Scheduled<Void>
+        let answerIsEvent: Bool
+    }
+
+    let channel: Channel
+    let session: Session
+    private let pending = NIOLockedValueBox<[[UInt8]: Pending]>([:])
+    private let onEvent: @Sendable (_ entityId: [UInt8], _ message: BrokerMessage) -> Void
+
+    init(channel: Channel, session: Session, onEvent: @escaping @Sendable ([UInt8], BrokerMessage) -> Void) {
+        self.channel = channel
+        self.session = session
+        self.onEvent = onEvent
+    }
+
+    /// Sends the commands in as few blocks as they fit and waits for all responses. Each result
+    /// is the response or why there is none; an ERR response is returned as `.server`.
+    func send(_ commands: [Command], timeout: Double) async -> [Result<BrokerMessage, SMPClientError>] {
+        var transmissions: [[UInt8]] = []
+        var futures: [Result<EventLoopFuture<BrokerMessage>, SMPClientError>] = []
+        transmissions.reserveCapacity(commands.count)
+        for c in commands {
+            do {
+                let corrId = SecureRandom.bytes(RawTransmission.corrIdLength)
+                let body = try c.command.smpEncoded()
+                var auth: [UInt8] = []
+                if let key = c.key {
+                    let authorized = try RawTransmission.authorizedBytes(sessionId: session.sessionId, corrId: corrId, entityId: c.entityId, body: body)
+                    auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: session.serverSessionKey)
+                }
+                let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).smpEncoded()
+                guard TransportBlock.cost(of: t) <= TransportBlock.capacity else { throw SMPClientError.transport(.largeMessage) }
+                let promise = channel.eventLoop.makePromise(of: BrokerMessage.self)
+                let timeoutTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
+                    _ = self?.complete(corrId: corrId, with: .failure(SMPClientError.timeout))
+                }
+                pending.withLockedValue { $0[corrId] = Pending(promise: promise, timeout: timeoutTask, answerIsEvent: c.answerIsEvent) }
+                transmissions.append(t)
+                futures.append(.success(promise.futureResult))
+            } catch let e as SMPClientError {
+                futures.append(.failure(e))
+            } catch {
+                futures.append(.failure(.unexpectedResponse("cannot encode command: \(error)")))
+            }
+        }
+        if !transmissions.isEmpty {
+            do {
+                let blocks = try TransportBlock.batch(transmissions)
+                for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
+                channel.flush()
+            } catch {
+                failAll(.network("cannot batch commands: \(error)"))
+            }
+        }
+        var results: [Result<BrokerMessage, SMPClientError>] = []
+        results.reserveCapacity(futures.count)
+        for f in futures {
+            switch f {
+            case .failure(let e): results.append(.failure(e))
+            case .success(let future):
+                do {
+                    let m = try await future.get()
+                    if case .err(let e) = m { results.append(.failure(.server(e))) } else { results.append(.success(m)) }
+                } catch let e as SMPClientError {
+                    results.append(.failure(e))
+                } catch {
+                    results.append(.failure(.network("\(error)")))
+                }
+            }
+        }
+        return results
+    }
+
+    /// Called by the inbound handler for every block.
+    func received(block: [UInt8]) {
+        guard let transmissions = try? TransportBlock.decode(block) else { return }
+        for raw in transmissions {
+            guard let t = try? RawTransmission.smpDecode(raw) else { continue }
+            let message: BrokerMessage
+            do {
+                message = try BrokerMessage.smpDecode(t.body)
+            } catch {
+                if !t.corrId.isEmpty { complete(corrId: t.corrId, with: .failure(SMPClientError.unexpectedResponse("unparseable response"))) }
+                continue
+            }
+            if t.corrId.isEmpty {
+                onEvent(t.entityId, message)
+            } else {
+                let isEvent = complete(corrId: t.corrId, with: .success(message))
+                if isEvent, case .msg = message { onEvent(t.entityId, message) }
+            }
+        }
+    }
+
+    /// Completes a pending command once; returns whether its answer is also an event.
+    @discardableResult
+    private func complete(corrId: [UInt8], with result: Result<BrokerMessage, any Error>) -> Bool {
+        guard let p = pending.withLockedValue({ $0.removeValue(forKey: corrId) }) else { return false }
+        p.timeout.cancel()
+        p.promise.completeWith(result)
+        return p.answerIsEvent
+    }
+
+    /// Fails every waiting command, when the connection is gone.
+    func failAll(_ error: SMPClientError) {
+        let all = pending.withLockedValue { p -> [Pending] in
+            defer { p.removeAll() }
+            return Array(p.values)
+        }
+        for p in all {
+            p.timeout.cancel()
+            p.promise.fail(error)
+        }
+    }
+
+    func close() { channel.close(promise: nil) }
+}
+
+/// Feeds inbound blocks to the connection and reports when the channel goes away.
+final class ClientInboundHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    private let connection: NIOLockedValueBox<ClientConnection?> = NIOLockedValueBox(nil)
+    private let onClose: @Sendable () -> Void
+
+    init(onClose: @escaping @Sendable () -> Void) { self.onClose = onClose }
+
+    func attach(_ c: ClientConnection) { connection.withLockedValue { $0 = c } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        guard let bytes = buffer.readBytes(length: buffer.readableBytes) else { return }
+        connection.withLockedValue { $0 }?.received(block: bytes)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.withLockedValue { $0 }?.failAll(.network("connection closed"))
+        onClose()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

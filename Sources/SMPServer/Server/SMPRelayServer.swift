@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SimplexFoundation
+import SMPProtocol
+import SMPTransport
+
+/// A running SMP relay: the queue store (replayed from its log), the TLS listener, and the
+/// periodic expiry of old messages. `smp-server start` and the tests both run this.
+public final class SMPRelayServer: Sendable {
+    public let config: SMPServerConfig
+    public let address: SMPServerAddress
+    private let transport: SMPTransportServer
+    private let processor: CommandProcessor
+    private let expiry: Task<Void, Never>
+    private let ownedGroup: MultiThreadedEventLoopGroup?
+    private let logger: Logger
+
+    /// Store log file inside the data folder.
+    public static let storeLogFile = "smp-server-store.log"
+
+    /// Loads the store from `dataDirectory` (nil: memory only) and starts listening.
+    public static func start(config: SMPServerConfig, credentials: ServerCredentials, dataDirectory: String?,
+                             group: (any EventLoopGroup)? = nil, logger: Logger = Logger(label: "smp-server")) async throws -> SMPRelayServer {
+        let logPath = (config.storeLog ? dataDirectory : nil).map { ($0 as NSString).appendingPathComponent(storeLogFile) }
+        let store = try QueueStore(logPath: logPath, quota: config.queueQuota, fsyncEvery: config.fsyncEvery,
+                                   messageTTL: config.messageTTL, now: CommandProcessor.now())
+        if store.droppedOnLoad > 0 {
+            logger.warning("store log had a torn tail of \(store.droppedOnLoad) bytes (crash during a write); it was dropped")
+        }
+        let processor = CommandProcessor(store: store, config: config)
+        let owned = group == nil ? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount) : nil
+        let loopGroup: any EventLoopGroup = group ?? owned!
+        let transportConfig = SMPTransportServer.Configuration(handshakeTimeout: .seconds(config.handshakeTimeout))
+        let transport: SMPTransportServer
+        do {
+            transport = try await SMPTransportServer.start(
+                host: config.bindAddress, port: config.port, credentials: credentials, configuration: transportConfig, group: loopGroup
+            ) { session in
+                let serverKey = try? X25519PrivateKey(rawRepresentation: Array(session.serverSessionKey.rawRepresentation))
+                return ServerConnectionHandler(
+                    processor: processor,
+                    session: ConnectionSession(sessionId: session.sessionId, version: session.version, serverSessionKey: serverKey))
+            }
+        } catch {
+            try? await owned?.shutdownGracefully()
+            throw error
+        }
+        let hosts = config.host.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        let address = try SMPServerAddress(keyHash: credentials.keyHash, hosts: hosts, port: transport.port)
+        let ttl = config.messageTTL, interval = config.expireInterval
+        let expiry = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(interval) * 1_000_000_000)
+                if Task.isCancelled { break }
+                let n = store.expire(olderThan: CommandProcessor.now() - ttl)
+                if n > 0 { logger.info("expired \(n) messages") }
+            }
+        }
+        logger.info("SMP relay listening on \(config.bindAddress):\(transport.port), \(store.queueCount) queues, \(store.messageCount) messages")
+        return SMPRelayServer(config: config, address: address, transport: transport, processor: processor, expiry: expiry,
+                              ownedGroup: owned, logger: logger)
+    }
+
+    private init(config: SMPServerConfig, address: SMPServerAddress, transport: SMPTransportServer, processor: CommandProcessor,
+                 expiry: Task<Void, Never>, ownedGroup: MultiThreadedEventLoopGroup?, logger: Logger) {
+        self.config = config
+        self.address = address
+        self.transport = transport
+        self.processor = processor
+        self.expiry = expiry
+        self.ownedGroup = ownedGroup
+        self.logger = logger
+    }
+
+    /// The bound port (when the config asked for port 0).
+    public var port: Int { transport.port }
+    public var queueCount: Int { processor.store.queueCount }
+    public var messageCount: Int { processor.store.messageCount }
+    public var connectionCount: Int { transport.connectionCount }
+
+    /// Totals since start, for logs and benchmarks.
+    public var statistics: (queuesCreated: Int, messagesReceived: Int, messagesDelivered: Int) {
+        (processor.stats.queuesCreated.current, processor.stats.messagesReceived.current, processor.stats.messagesDelivered.current)
+    }
+
+    /// Drops messages older than the TTL now (also runs every `expireInterval`).
+    @discardableResult
+    public func expireMessages(now: Int64 = Int64(Date().timeIntervalSince1970)) -> Int {
+        processor.store.expire(olderThan: now - config.messageTTL)
+    }
+
+    public func shutdown() async {
+        expiry.cancel()
+        await transport.shutdown()
+        try? await ownedGroup?.shutdownGracefully()
+    }
+}

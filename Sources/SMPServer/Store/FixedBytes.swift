@@ -1,0 +1,51 @@
+/// A 24-byte ID (queue or message) held inline, so 100k idle queues cost no per-ID heap allocation.
+public struct ID24: Hashable, Sendable {
+    public var a: UInt64, b: UInt64, c: UInt64
+
+    public static let length = 24
+
+    public init?<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard bytes.count == Self.length else { return nil }
+        var words: [UInt64] = [0, 0, 0]
+        for (i, byte) in bytes.enumerated() { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
+        (a, b, c) = (words[0], words[1], words[2])
+    }
+
+    public static func random() -> ID24 { ID24(SecureRandomBytes.get(length))! }
+
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(Self.length)
+        for w in [a, b, c] {
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: w >> UInt64(shift))) }
+        }
+        return out
+    }
+}
+
+/// A 32-byte key or secret held inline (see `ID24`).
+public struct Key32: Hashable, Sendable {
+    public var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+    public init?<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard bytes.count == 32 else { return nil }
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (i, byte) in bytes.enumerated() { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
+        (a, b, c, d) = (words[0], words[1], words[2], words[3])
+    }
+
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        for w in [a, b, c, d] {
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: w >> UInt64(shift))) }
+        }
+        return out
+    }
+}
+
+import SimplexFoundation
+
+enum SecureRandomBytes {
+    static func get(_ n: Int) -> [UInt8] { SecureRandom.bytes(n) }
+}

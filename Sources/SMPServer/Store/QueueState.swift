@@ -1,0 +1,49 @@
+/// A message waiting in a queue. `body` is the sender's `smpEncMessage`; a quota marker has none.
+public struct StoredMessage: Sendable {
+    public let msgId: ID24
+    /// Seconds since the Unix epoch when the relay accepted it.
+    public let timestamp: Int64
+    public let notification: Bool
+    /// nil marks the "quota exceeded" message delivered after the queue drains.
+    public let body: [UInt8]?
+}
+
+/// Notification credentials added by NKEY.
+public struct NotifierCredentials: Sendable {
+    public let notifierId: ID24
+    public let key: QueueAuthKey
+    /// Precomputed crypto_box key for NMSG metadata.
+    public let rcvNtfDhSecret: Key32
+}
+
+/// Everything the relay knows about one queue. Mutable state is guarded by the owning
+/// `QueueStore`'s lock; nothing outside the store touches it.
+final class QueueState: @unchecked Sendable {
+    let recipientId: ID24
+    let senderId: ID24
+    let recipientKey: QueueAuthKey
+    /// Precomputed crypto_box key shared with the recipient, for MSG bodies.
+    let rcvDhSecret: Key32
+    let senderCanSecure: Bool
+    var senderKey: QueueAuthKey?
+    var notifier: NotifierCredentials?
+    var suspended = false
+    var messages: [StoredMessage] = []
+    /// Connection that receives this queue's messages (SUB, or NEW with subscribe).
+    var subscriber: ServerClient?
+    /// Connection that receives NMSG for this queue (NSUB).
+    var notifierSubscriber: ServerClient?
+    /// Message handed to the recipient and not yet acknowledged; only one at a time.
+    var delivered: ID24?
+
+    init(recipientId: ID24, senderId: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool) {
+        self.recipientId = recipientId
+        self.senderId = senderId
+        self.recipientKey = recipientKey
+        self.rcvDhSecret = rcvDhSecret
+        self.senderCanSecure = senderCanSecure
+    }
+
+    /// True while a quota marker waits in the queue: no SEND is accepted until it drains.
+    var quotaExceeded: Bool { messages.last.map { $0.body == nil } ?? false }
+}

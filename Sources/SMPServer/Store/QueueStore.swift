@@ -1,0 +1,380 @@
+import NIOConcurrencyHelpers
+import SimplexFoundation
+import SMPProtocol
+
+/// A message the store has handed to a subscriber; the caller encrypts and writes it outside
+/// the lock.
+struct Delivery: Sendable {
+    let client: ServerClient
+    let recipientId: ID24
+    let rcvDhSecret: Key32
+    let message: StoredMessage
+}
+
+/// A notification to send to a notifier subscriber (NMSG).
+struct NotifierDelivery: Sendable {
+    let client: ServerClient
+    let notifierId: ID24
+    let rcvNtfDhSecret: Key32
+    let msgId: ID24
+    let timestamp: Int64
+}
+
+/// The relay's queues and their undelivered messages, in memory, with every change written to
+/// the store log before it is acknowledged. One lock guards it all: critical sections are a few
+/// dictionary operations and one write(2); crypto happens outside.
+final class QueueStore: @unchecked Sendable {
+    private let lock = NIOLock()
+    private var byRecipient: [ID24: QueueState] = [:]
+    private var bySender: [ID24: ID24] = [:]
+    private var byNotifier: [ID24: ID24] = [:]
+    private var log: StoreLog? = nil
+    let quota: Int
+
+    /// What a store operation answered; `.err` maps to an SMP ERR.
+    enum Failure: Error { case auth, quota, noMessage, prohibited, internalError(String) }
+
+    init(logPath: String?, quota: Int, fsyncEvery: Int, messageTTL: Int64?, now: Int64) throws {
+        self.quota = quota
+        if let logPath {
+            let (records, dropped) = try StoreLog.read(path: logPath)
+            for r in records { replay(r) }
+            if let ttl = messageTTL { _ = expireLocked(olderThan: now - ttl, log: false) }
+            if dropped > 0 { droppedOnLoad = dropped }
+            try StoreLog.rewrite(path: logPath, records: snapshotLocked())
+            log = try StoreLog(path: logPath, fsyncEvery: fsyncEvery)
+        }
+    }
+
+    /// Bytes of a torn tail found on load (reported by the server at start).
+    private(set) var droppedOnLoad = 0
+
+    var queueCount: Int { lock.withLock { byRecipient.count } }
+    var messageCount: Int { lock.withLock { byRecipient.values.reduce(0) { $0 + $1.messages.count } } }
+
+    /// `NIOLock.withLock` rethrows untyped errors; store operations keep theirs typed.
+    private func locked<T>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: lookups for authorization (immutable fields, safe to read after the lookup)
+
+    struct RecipientView: Sendable {
+        let recipientId: ID24
+        let recipientKey: QueueAuthKey
+        let suspended: Bool
+    }
+
+    func recipientQueue(_ rid: ID24) -> RecipientView? {
+        lock.withLock {
+            byRecipient[rid].map { RecipientView(recipientId: $0.recipientId, recipientKey: $0.recipientKey, suspended: $0.suspended) }
+        }
+    }
+
+    struct SenderView: Sendable {
+        let recipientId: ID24
+        let senderKey: QueueAuthKey?
+        let senderCanSecure: Bool
+        let suspended: Bool
+    }
+
+    func senderQueue(_ sid: ID24) -> SenderView? {
+        lock.withLock {
+            guard let rid = bySender[sid], let q = byRecipient[rid] else { return nil }
+            return SenderView(recipientId: rid, senderKey: q.senderKey, senderCanSecure: q.senderCanSecure, suspended: q.suspended)
+        }
+    }
+
+    func notifierQueue(_ nid: ID24) -> (recipientId: ID24, key: QueueAuthKey)? {
+        lock.withLock {
+            guard let rid = byNotifier[nid], let n = byRecipient[rid]?.notifier else { return nil }
+            return (rid, n.key)
+        }
+    }
+
+    // MARK: recipient operations
+
+    func create(recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool, subscriber: ServerClient?) throws -> (rid: ID24, sid: ID24) {
+        try lock.withLock {
+            var rid = ID24.random(), sid = ID24.random()
+            while byRecipient[rid] != nil || bySender[rid] != nil { rid = ID24.random() }
+            while sid == rid || byRecipient[sid] != nil || bySender[sid] != nil { sid = ID24.random() }
+            try log?.append(.createQueue(rid: rid, sid: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure))
+            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure)
+            byRecipient[rid] = q
+            bySender[sid] = rid
+            if let subscriber {
+                q.subscriber = subscriber
+                subscriber.subscriptions.insert(rid)
+            }
+            return (rid, sid)
+        }
+    }
+
+    /// SUB: makes `client` the queue's subscriber and returns the connection it replaced (to get
+    /// END) and the message to deliver now, if any.
+    func subscribe(_ rid: ID24, client: ServerClient) throws(Failure) -> (replaced: ServerClient?, deliver: StoredMessage?) {
+        try locked { () throws(Failure) -> (ServerClient?, StoredMessage?) in
+            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            var replaced: ServerClient?
+            if let old = q.subscriber, old !== client {
+                replaced = old
+                old.subscriptions.remove(rid)
+            }
+            q.subscriber = client
+            client.subscriptions.insert(rid)
+            // Re-delivery after a reconnect: the last unacknowledged message goes out again.
+            let next = q.messages.first
+            q.delivered = next?.msgId
+            return (replaced, next)
+        }
+    }
+
+    /// GET: one message without subscribing (SUB and GET on one connection are prohibited).
+    func get(_ rid: ID24, client: ServerClient) throws(Failure) -> StoredMessage? {
+        try locked { () throws(Failure) -> StoredMessage? in
+            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            if q.subscriber === client { throw .prohibited }
+            let next = q.messages.first
+            q.delivered = next?.msgId
+            return next
+        }
+    }
+
+    /// ACK: removes the delivered message and returns the next one to deliver.
+    func ack(_ rid: ID24, msgId: ID24, client: ServerClient) throws(Failure) -> StoredMessage? {
+        try locked { () throws(Failure) -> StoredMessage? in
+            guard let q = byRecipient[rid] else { throw .auth }
+            guard let delivered = q.delivered, delivered == msgId, let first = q.messages.first, first.msgId == msgId else {
+                throw .noMessage
+            }
+            do { try log?.append(.removeMessage(rid: rid, msgId: msgId)) } catch { throw .internalError("\(error)") }
+            q.messages.removeFirst()
+            let next = q.messages.first
+            q.delivered = next?.msgId
+            return next
+        }
+    }
+
+    func secure(_ rid: ID24, senderKey: QueueAuthKey) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            if let existing = q.senderKey {
+                // Repeating the same KEY (a lost response) is fine; a different key is not.
+                guard existing == senderKey else { throw .auth }
+                return
+            }
+            do { try log?.append(.secureQueue(rid: rid, senderKey: senderKey)) } catch { throw .internalError("\(error)") }
+            q.senderKey = senderKey
+        }
+    }
+
+    func suspend(_ rid: ID24) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid] else { throw .auth }
+            if q.suspended { return }
+            do { try log?.append(.suspendQueue(rid: rid)) } catch { throw .internalError("\(error)") }
+            q.suspended = true
+        }
+    }
+
+    /// DEL: the queue and all its messages go at once; returns the subscriber to notify, if it
+    /// is a different connection.
+    func delete(_ rid: ID24) throws(Failure) -> ServerClient? {
+        try locked { () throws(Failure) -> ServerClient? in
+            guard let q = byRecipient[rid] else { throw .auth }
+            do { try log?.append(.deleteQueue(rid: rid)) } catch { throw .internalError("\(error)") }
+            removeLocked(q)
+            q.subscriber?.subscriptions.remove(rid)
+            q.notifierSubscriber?.notifierSubscriptions.remove(rid)
+            return q.subscriber
+        }
+    }
+
+    func addNotifier(_ rid: ID24, key: QueueAuthKey, rcvNtfDhSecret: Key32) throws(Failure) -> ID24 {
+        try locked { () throws(Failure) -> ID24 in
+            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            var nid = ID24.random()
+            while byNotifier[nid] != nil || byRecipient[nid] != nil || bySender[nid] != nil { nid = ID24.random() }
+            let creds = NotifierCredentials(notifierId: nid, key: key, rcvNtfDhSecret: rcvNtfDhSecret)
+            do { try log?.append(.addNotifier(rid: rid, creds)) } catch { throw .internalError("\(error)") }
+            if let old = q.notifier { byNotifier[old.notifierId] = nil }
+            q.notifier = creds
+            byNotifier[nid] = rid
+            return nid
+        }
+    }
+
+    func deleteNotifier(_ rid: ID24) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid] else { throw .auth }
+            guard let n = q.notifier else { return }
+            do { try log?.append(.deleteNotifier(rid: rid)) } catch { throw .internalError("\(error)") }
+            byNotifier[n.notifierId] = nil
+            q.notifier = nil
+            q.notifierSubscriber?.notifierSubscriptions.remove(rid)
+            q.notifierSubscriber = nil
+        }
+    }
+
+    func subscribeNotifier(_ nid: ID24, client: ServerClient) throws(Failure) -> ServerClient? {
+        try locked { () throws(Failure) -> ServerClient? in
+            guard let rid = byNotifier[nid], let q = byRecipient[rid] else { throw .auth }
+            var replaced: ServerClient?
+            if let old = q.notifierSubscriber, old !== client {
+                replaced = old
+                old.notifierSubscriptions.remove(rid)
+            }
+            q.notifierSubscriber = client
+            client.notifierSubscriptions.insert(rid)
+            return replaced
+        }
+    }
+
+    struct QueueInfo: Sendable {
+        let secured: Bool
+        let hasNotifier: Bool
+        let size: Int
+        let subscribed: Bool
+        let delivered: ID24?
+        let first: StoredMessage?
+    }
+
+    func info(_ rid: ID24) throws(Failure) -> QueueInfo {
+        try locked { () throws(Failure) -> QueueInfo in
+            guard let q = byRecipient[rid] else { throw .auth }
+            return QueueInfo(secured: q.senderKey != nil, hasNotifier: q.notifier != nil, size: q.messages.count,
+                             subscribed: q.subscriber != nil, delivered: q.delivered, first: q.messages.first)
+        }
+    }
+
+    // MARK: sender operations
+
+    func senderSecure(_ sid: ID24, senderKey: QueueAuthKey) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let rid = bySender[sid], let q = byRecipient[rid], !q.suspended, q.senderCanSecure else { throw .auth }
+            if let existing = q.senderKey {
+                guard existing == senderKey else { throw .auth }
+                return
+            }
+            do { try log?.append(.secureQueue(rid: rid, senderKey: senderKey)) } catch { throw .internalError("\(error)") }
+            q.senderKey = senderKey
+        }
+    }
+
+    /// SEND: stores the message (or the quota marker) and says whom to deliver to right away.
+    func send(_ sid: ID24, notification: Bool, body: [UInt8], now: Int64) throws(Failure) -> (Delivery?, NotifierDelivery?) {
+        try locked { () throws(Failure) -> (Delivery?, NotifierDelivery?) in
+            guard let rid = bySender[sid], let q = byRecipient[rid], !q.suspended else { throw .auth }
+            if q.quotaExceeded { throw .quota }
+            if q.messages.count >= quota {
+                let marker = StoredMessage(msgId: ID24.random(), timestamp: now, notification: false, body: nil)
+                do { try log?.append(.addMessage(rid: rid, marker)) } catch { throw .internalError("\(error)") }
+                q.messages.append(marker)
+                throw .quota
+            }
+            let m = StoredMessage(msgId: ID24.random(), timestamp: now, notification: notification, body: body)
+            do { try log?.append(.addMessage(rid: rid, m)) } catch { throw .internalError("\(error)") }
+            q.messages.append(m)
+            var delivery: Delivery?
+            if let sub = q.subscriber, q.delivered == nil {
+                q.delivered = m.msgId
+                delivery = Delivery(client: sub, recipientId: rid, rcvDhSecret: q.rcvDhSecret, message: m)
+            }
+            var ntf: NotifierDelivery?
+            if notification, let n = q.notifier, let nsub = q.notifierSubscriber {
+                ntf = NotifierDelivery(client: nsub, notifierId: n.notifierId, rcvNtfDhSecret: n.rcvNtfDhSecret, msgId: m.msgId, timestamp: now)
+            }
+            return (delivery, ntf)
+        }
+    }
+
+    func rcvDhSecret(_ rid: ID24) -> Key32? { lock.withLock { byRecipient[rid]?.rcvDhSecret } }
+
+    // MARK: connection lifecycle and maintenance
+
+    /// Called when a connection closes: its subscriptions end, and whatever it had been
+    /// delivered but not acknowledged will be delivered again on the next SUB.
+    func clientClosed(_ client: ServerClient) {
+        lock.withLock {
+            for rid in client.subscriptions {
+                if let q = byRecipient[rid], q.subscriber === client {
+                    q.subscriber = nil
+                    q.delivered = nil
+                }
+            }
+            for rid in client.notifierSubscriptions {
+                if let q = byRecipient[rid], q.notifierSubscriber === client { q.notifierSubscriber = nil }
+            }
+            client.subscriptions.removeAll()
+            client.notifierSubscriptions.removeAll()
+        }
+    }
+
+    /// Drops messages received before `cutoff` (seconds); returns how many went.
+    func expire(olderThan cutoff: Int64) -> Int {
+        lock.withLock { expireLocked(olderThan: cutoff, log: true) }
+    }
+
+    private func expireLocked(olderThan cutoff: Int64, log writeLog: Bool) -> Int {
+        var removed = 0
+        for q in byRecipient.values {
+            // Messages are in arrival order, so expired ones are a prefix; the one out for
+            // delivery stays until acknowledged or the connection drops.
+            while let m = q.messages.first, m.timestamp < cutoff, q.delivered != m.msgId {
+                if writeLog { try? log?.append(.removeMessage(rid: q.recipientId, msgId: m.msgId)) }
+                q.messages.removeFirst()
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    private func removeLocked(_ q: QueueState) {
+        byRecipient[q.recipientId] = nil
+        bySender[q.senderId] = nil
+        if let n = q.notifier { byNotifier[n.notifierId] = nil }
+    }
+
+    private func replay(_ r: StoreLogRecord) {
+        switch r {
+        case .createQueue(let rid, let sid, let key, let secret, let sndSecure):
+            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: key, rcvDhSecret: secret, senderCanSecure: sndSecure)
+            byRecipient[rid] = q
+            bySender[sid] = rid
+        case .secureQueue(let rid, let key): byRecipient[rid]?.senderKey = key
+        case .addNotifier(let rid, let n):
+            guard let q = byRecipient[rid] else { return }
+            if let old = q.notifier { byNotifier[old.notifierId] = nil }
+            q.notifier = n
+            byNotifier[n.notifierId] = rid
+        case .deleteNotifier(let rid):
+            guard let q = byRecipient[rid], let n = q.notifier else { return }
+            byNotifier[n.notifierId] = nil
+            q.notifier = nil
+        case .suspendQueue(let rid): byRecipient[rid]?.suspended = true
+        case .deleteQueue(let rid):
+            if let q = byRecipient[rid] { removeLocked(q) }
+        case .addMessage(let rid, let m): byRecipient[rid]?.messages.append(m)
+        case .removeMessage(let rid, let msgId):
+            guard let q = byRecipient[rid], let i = q.messages.firstIndex(where: { $0.msgId == msgId }) else { return }
+            q.messages.remove(at: i)
+        }
+    }
+
+    /// The current state as the shortest list of records that rebuilds it.
+    private func snapshotLocked() -> [StoreLogRecord] {
+        var out: [StoreLogRecord] = []
+        out.reserveCapacity(byRecipient.count)
+        for q in byRecipient.values {
+            out.append(.createQueue(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKey, rcvDhSecret: q.rcvDhSecret, senderCanSecure: q.senderCanSecure))
+            if let k = q.senderKey { out.append(.secureQueue(rid: q.recipientId, senderKey: k)) }
+            if let n = q.notifier { out.append(.addNotifier(rid: q.recipientId, n)) }
+            if q.suspended { out.append(.suspendQueue(rid: q.recipientId)) }
+            for m in q.messages { out.append(.addMessage(rid: q.recipientId, m)) }
+        }
+        return out
+    }
+}

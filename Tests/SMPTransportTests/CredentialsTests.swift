@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import SimplexFoundation
+import XCTest
+
+@testable import SMPTransport
+
+final class CredentialsTests: XCTestCase {
+    var directory = ""
+
+    override func setUp() {
+        directory = NSTemporaryDirectory() + "smp-credentials-\(UUID().uuidString)"
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func testFingerprintIsSHA256OfCACertificateDER() throws {
+        let c = try ServerCredentials.generate(commonName: "smp.example.com")
+        XCTAssertEqual(c.keyHash, Array(SHA256.hash(data: c.caCertificateDER)))
+        XCTAssertEqual(c.keyHash.count, 32)
+        XCTAssertEqual(c.fingerprint, Base64URL.encode(c.keyHash))
+        XCTAssertEqual(c.fingerprint.count, 44)
+        XCTAssertNotNil(c.caPrivateKey)
+    }
+
+    func testSaveLoadRoundTripKeepsIdentity() throws {
+        let c = try ServerCredentials.generate(commonName: "smp.example.com")
+        try c.save(to: directory)
+        for name in ["ca.crt", "ca.key", "server.crt", "server.key"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/" + name), name)
+        }
+        let pem = try String(contentsOfFile: directory + "/ca.crt", encoding: .utf8)
+        XCTAssertTrue(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let keyPEM = try String(contentsOfFile: directory + "/server.key", encoding: .utf8)
+        XCTAssertTrue(keyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let mode = try FileManager.default.attributesOfItem(atPath: directory + "/server.key")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+
+        let loaded = try ServerCredentials.load(from: directory)
+        XCTAssertEqual(loaded.keyHash, c.keyHash)
+        XCTAssertEqual(loaded.fingerprint, c.fingerprint)
+        XCTAssertEqual(loaded.caCertificateDER, c.caCertificateDER)
+        XCTAssertEqual(loaded.serverCertificateDER, c.serverCertificateDER)
+        XCTAssertEqual(loaded.serverPrivateKey.rawRepresentation, c.serverPrivateKey.rawRepresentation)
+        XCTAssertEqual(loaded.caPrivateKey?.rawRepresentation, c.caPrivateKey?.rawRepresentation)
+        // Stable: loading again gives the same identity.
+        XCTAssertEqual(try ServerCredentials.load(from: directory).fingerprint, c.fingerprint)
+        // Saving over existing files needs consent.
+        XCTAssertThrowsError(try c.save(to: directory))
+        XCTAssertNoThrow(try c.save(to: directory, overwrite: true))
+    }
+
+    func testLoadWorksWithCAKeyMovedOffline() throws {
+        let c = try ServerCredentials.generate(commonName: "smp.example.com")
+        try c.save(to: directory)
+        try FileManager.default.removeItem(atPath: directory + "/ca.key")
+        let loaded = try ServerCredentials.load(from: directory)
+        XCTAssertNil(loaded.caPrivateKey)
+        XCTAssertEqual(loaded.fingerprint, c.fingerprint)
+        XCTAssertNil(c.withoutCAKey().caPrivateKey)
+        XCTAssertEqual(c.withoutCAKey().keyHash, c.keyHash)
+    }
+
+    func testMissingAndMismatchedFilesAreErrors() throws {
+        XCTAssertThrowsError(try ServerCredentials.load(from: directory)) { error in
+            guard case .missingFile = error as? ServerCredentialsError else { return XCTFail("\(error)") }
+        }
+        let a = try ServerCredentials.generate(commonName: "a")
+        let b = try ServerCredentials.generate(commonName: "b")
+        try a.save(to: directory)
+        // b's server certificate is not signed by a's CA.
+        try FileManager.default.removeItem(atPath: directory + "/server.crt")
+        try FileManager.default.copyItem(atPath: directory + "/ca.crt", toPath: directory + "/ca.crt.bak")
+        let dirB = directory + "/b"
+        try b.save(to: dirB)
+        try FileManager.default.copyItem(atPath: dirB + "/server.crt", toPath: directory + "/server.crt")
+        XCTAssertThrowsError(try ServerCredentials.load(from: directory)) { error in
+            guard case .mismatch = error as? ServerCredentialsError else { return XCTFail("\(error)") }
+        }
+        // A key that does not match its certificate.
+        XCTAssertThrowsError(
+            try ServerCredentials(caCertificateDER: a.caCertificateDER, serverCertificateDER: a.serverCertificateDER, serverPrivateKey: b.serverPrivateKey)
+        ) { error in
+            guard case .mismatch = error as? ServerCredentialsError else { return XCTFail("\(error)") }
+        }
+        // Garbage instead of PEM.
+        try "not a pem".write(toFile: directory + "/server.crt", atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ServerCredentials.load(from: directory)) { error in
+            guard case .malformed = error as? ServerCredentialsError else { return XCTFail("\(error)") }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import XCTest
+@testable import SimplexFoundation
+
+/// Hex literal to bytes, for the published test vectors of the Crypto*Tests files.
+func cryptoHex(_ s: String) -> [UInt8] {
+    let chars = Array(s.filter { !$0.isWhitespace }.utf8)
+    precondition(chars.count % 2 == 0, "odd hex length")
+    func nibble(_ c: UInt8) -> UInt8 {
+        switch c {
+        case 48...57: return c - 48
+        case 97...102: return c - 87
+        case 65...70: return c - 55
+        default: preconditionFailure("bad hex digit")
+        }
+    }
+    return stride(from: 0, to: chars.count, by: 2).map { nibble(chars[$0]) << 4 | nibble(chars[$0 + 1]) }
+}
+
+final class CryptoHashTests: XCTestCase {
+    func testSHA256AndSHA512OfABC() {
+        let abc = Array("abc".utf8)
+        XCTAssertEqual(CryptoHash.sha256(abc), cryptoHex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        XCTAssertEqual(CryptoHash.sha512(abc), cryptoHex("""
+            ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
+            2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f
+            """))
+        XCTAssertEqual(CryptoHash.sha512(abc[...]), CryptoHash.sha512(abc))
+    }
+
+    func testHMACSHA512RFC4231Case2() {
+        let mac = CryptoHash.hmacSHA512(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        XCTAssertEqual(mac, cryptoHex("""
+            164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554\
+            9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737
+            """))
+    }
+
+    /// Expected values computed with an independent HKDF-SHA512 (OpenSSL via pyca/cryptography).
+    func testHKDFSHA512() throws {
+        let a = try CryptoHash.hkdf(salt: Array("salt".utf8), ikm: [UInt8](repeating: 0x0b, count: 22),
+                                    info: Array("SimpleXSbChainInit".utf8), count: 64)
+        XCTAssertEqual(a, cryptoHex("""
+            262b24d6750fbd80dc9beddb673d0d54187d44ac45e3b4b0010dd14962d7333c\
+            376a8df41ae325f24cf1fc50b2bc3fc30e3df0bf736e49d57dd8f124dd970e83
+            """))
+        // Empty salt, 88 bytes: the shape of simplexmq's sbcHkdf (chain key, secretbox key, nonce).
+        let b = try CryptoHash.hkdf(salt: [], ikm: Array(0..<32), info: Array("SimpleXSbChain".utf8), count: 88)
+        XCTAssertEqual(b, cryptoHex("""
+            0baabe7155d6a65175170eca7e9389e3e73c9d5733df06ec6a44cb80af7fd081\
+            998448026fed85ec10292fdfdb4f4c0fe397f3db3936ed8879bad5a78509420f\
+            1aa516c1724c58f944d3fcc8486b73e597b82d4aa8afd6f1
+            """))
+        XCTAssertEqual(try CryptoHash.hkdf(salt: [], ikm: [1], info: [], count: 0), [])
+    }
+
+    func testHKDFRejectsTooLongOutput() {
+        XCTAssertThrowsError(try CryptoHash.hkdf(salt: [], ikm: [1], info: [], count: 255 * 64 + 1)) {
+            guard case CryptoError.badLength = $0 else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try CryptoHash.hkdf(salt: [], ikm: [1], info: [], count: -1))
+    }
+
+    func testSecureRandomLengthsAndVariety() {
+        for n in [0, 1, 7, 8, 9, 24, 32, 57, 100] {
+            XCTAssertEqual(SecureRandom.bytes(n).count, n)
+        }
+        XCTAssertEqual(SecureRandom.bytes(-3), [])
+        XCTAssertNotEqual(SecureRandom.bytes(32), SecureRandom.bytes(32))
+        // The tail bytes after the last full word are random too.
+        XCTAssertTrue((0..<20).contains { _ in SecureRandom.bytes(13)[12] != 0 })
+    }
+
+    func testConstantTimeEquals() {
+        XCTAssertTrue(constantTimeEquals([UInt8](), [UInt8]()))
+        XCTAssertTrue(constantTimeEquals([1, 2, 3] as [UInt8], [1, 2, 3] as [UInt8]))
+        XCTAssertFalse(constantTimeEquals([1, 2, 3] as [UInt8], [1, 2, 4] as [UInt8]))
+        XCTAssertFalse(constantTimeEquals([1, 2, 3] as [UInt8], [1, 2] as [UInt8]))
+        XCTAssertTrue(constantTimeEquals([0, 1, 2, 3][1...] as ArraySlice<UInt8>, [1, 2, 3] as [UInt8]))
+    }
+}

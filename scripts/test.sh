@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The project's test command: installs what the build needs on a fresh machine, then runs
+# every test suite (Swift unit and integration tests over real TLS on loopback).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for pkg in libssl-dev pkg-config; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+swift build --build-tests
+swift test --skip-build 2>&1 | tee .build/test-output.txt
