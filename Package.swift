@@ -31,6 +31,11 @@ let package = Package(
             ]
         ),
         .target(name: "SMPProtocol", dependencies: ["SimplexFoundation"]),
+        // The post-quantum augmented double ratchet (pqdr.md) used by the agent.
+        .target(
+            name: "DoubleRatchet",
+            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "SMPTransport",
             dependencies: [
@@ -38,6 +43,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -77,15 +83,22 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SMPBenchmark"
         ),
+        // libFuzzer target for the decoders; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
+        .target(name: "SMPFuzz", dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation"], path: "Fuzz/SMPFuzz"),
         .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),
         .testTarget(name: "SMPProtocolTests", dependencies: ["SMPProtocol", "SimplexFoundation"]),
+        .testTarget(name: "DoubleRatchetTests", dependencies: ["DoubleRatchet", "SimplexFoundation"]),
         .testTarget(
             name: "SMPTransportTests",
             dependencies: [
                 "SMPTransport", "SMPProtocol", "SimplexFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -268,4 +268,19 @@ final class CryptoKeyTests: XCTestCase {
         let ok = await Task.detached { sk.publicKey.isValidSignature(sig, for: [42]) }.value
         XCTAssertTrue(ok)
     }
+
+    func testOneX448KeyUsedFromManyTasksAtOnce() async throws {
+        // X448PrivateKey shares one OpenSSL key object between copies; concurrent agreements
+        // must all give the same secret.
+        let ours = X448PrivateKey(), peer = X448PrivateKey()
+        let expected = try peer.sharedSecret(with: ours.publicKey)
+        let results = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<16 {
+                group.addTask { try ours.sharedSecret(with: peer.publicKey) }
+            }
+            return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
+        }
+        XCTAssertEqual(results.count, 16)
+        XCTAssertTrue(results.allSatisfy { $0 == expected })
+    }
 }

@@ -25,12 +25,12 @@ public struct Ed448PublicKey: Sendable, Hashable {
     }
 }
 
-/// Ed448 private key (57-byte seed) kept as raw bytes; each signature builds and frees its own
-/// OpenSSL objects.
+/// Ed448 private key (57-byte seed), with its OpenSSL key object built once.
 public struct Ed448PrivateKey: Sendable {
     public static let algorithm = KeyAlgorithm.ed448
     public let rawRepresentation: [UInt8]
     public let publicKey: Ed448PublicKey
+    let handle: PrivateKeyHandle
 
     /// A new random key (an Ed448 private key is any 57-byte seed).
     public init() {
@@ -40,7 +40,8 @@ public struct Ed448PrivateKey: Sendable {
     public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {
         guard raw.count == 57 else { throw .invalidKey("Ed448 private key of \(raw.count) bytes") }
         rawRepresentation = raw
-        publicKey = try Ed448PublicKey(rawRepresentation: OpenSSLEVP.publicKey(.ed448, privateKey: raw, length: 57))
+        handle = try PrivateKeyHandle(.ed448, raw: raw)
+        publicKey = try Ed448PublicKey(rawRepresentation: OpenSSLEVP.publicKey(handle, length: 57))
     }
 
     /// Decodes PKCS#8 DER; any other algorithm throws.
@@ -53,7 +54,7 @@ public struct Ed448PrivateKey: Sendable {
 
     /// 114-byte signature of `message` (pure Ed448, empty context).
     public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try OpenSSLEVP.sign(.ed448, privateKey: rawRepresentation, message: message, length: 114)
+        try OpenSSLEVP.sign(privateKey: handle, message: message, length: 114)
     }
 }
 

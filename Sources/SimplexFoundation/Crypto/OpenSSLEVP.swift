@@ -1,8 +1,8 @@
 import COpenSSL
 
-/// The few EVP calls that X448 and Ed448 need from the system OpenSSL. Every EVP object is
-/// created and freed within one call (no shared state), and every failure drains the thread's
-/// OpenSSL error queue into a `CryptoError` instead of trapping.
+/// The few EVP calls that X448 and Ed448 need from the system OpenSSL. Private keys live in a
+/// `PrivateKeyHandle`; every other EVP object is created and freed within one call, and every
+/// failure drains the thread's OpenSSL error queue into a `CryptoError` instead of trapping.
 enum OpenSSLEVP {
     enum KeyType {
         case x448, ed448
@@ -42,13 +42,6 @@ enum OpenSSLEVP {
         return try r.get()
     }
 
-    static func withPrivateKey<R>(_ type: KeyType, _ raw: [UInt8], _ body: (OpaquePointer) throws(CryptoError) -> R) throws(CryptoError) -> R {
-        let pkey = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(type.id, nil, $0.baseAddress, $0.count) }
-        guard let pkey else { throw error("invalid private key") }
-        defer { EVP_PKEY_free(pkey) }
-        return try body(pkey)
-    }
-
     static func withPublicKey<R>(_ type: KeyType, _ raw: [UInt8], _ body: (OpaquePointer) throws(CryptoError) -> R) throws(CryptoError) -> R {
         let pkey = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_public_key(type.id, nil, $0.baseAddress, $0.count) }
         guard let pkey else { throw error("invalid public key") }
@@ -56,49 +49,41 @@ enum OpenSSLEVP {
         return try body(pkey)
     }
 
-    /// Raw public key of a raw private key.
-    static func publicKey(_ type: KeyType, privateKey raw: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
-        try withPrivateKey(type, raw) { pkey throws(CryptoError) in
+    /// Raw public key of a private key.
+    static func publicKey(_ key: PrivateKeyHandle, length: Int) throws(CryptoError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        var len = length
+        guard EVP_PKEY_get_raw_public_key(key.pkey, &out, &len) == 1, len == length else {
+            throw error("get raw public key")
+        }
+        return out
+    }
+
+    /// Raw shared secret of a key agreement (X448). OpenSSL rejects an all-zero result.
+    static func derive(_ type: KeyType, privateKey: PrivateKeyHandle, publicKey: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
+        try withPublicKey(type, publicKey) { peer throws(CryptoError) in
+            guard let ctx = EVP_PKEY_CTX_new(privateKey.pkey, nil) else { throw error("EVP_PKEY_CTX_new") }
+            defer { EVP_PKEY_CTX_free(ctx) }
+            guard EVP_PKEY_derive_init(ctx) == 1 else { throw error("derive init") }
+            guard EVP_PKEY_derive_set_peer(ctx, peer) == 1 else { throw error("derive set peer") }
             var out = [UInt8](repeating: 0, count: length)
             var len = length
-            guard EVP_PKEY_get_raw_public_key(pkey, &out, &len) == 1, len == length else {
-                throw error("get raw public key")
-            }
+            guard EVP_PKEY_derive(ctx, &out, &len) == 1, len == length else { throw error("derive") }
             return out
         }
     }
 
-    /// Raw shared secret of a key agreement (X448). OpenSSL rejects an all-zero result.
-    static func derive(_ type: KeyType, privateKey: [UInt8], publicKey: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
-        try withPrivateKey(type, privateKey) { pkey throws(CryptoError) in
-            try withPublicKey(type, publicKey) { peer throws(CryptoError) in
-                guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { throw error("EVP_PKEY_CTX_new") }
-                defer { EVP_PKEY_CTX_free(ctx) }
-                guard EVP_PKEY_derive_init(ctx) == 1 else { throw error("derive init") }
-                guard EVP_PKEY_derive_set_peer(ctx, peer) == 1 else { throw error("derive set peer") }
-                var out = [UInt8](repeating: 0, count: length)
-                var len = length
-                guard EVP_PKEY_derive(ctx, &out, &len) == 1, len == length else {
-                    throw error("derive")
-                }
-                return out
-            }
-        }
-    }
-
     /// One-shot signature (Ed448: EVP_DigestSign with a NULL digest, empty context string).
-    static func sign(_ type: KeyType, privateKey: [UInt8], message: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
-        try withPrivateKey(type, privateKey) { pkey throws(CryptoError) in
-            guard let md = EVP_MD_CTX_new() else { throw error("EVP_MD_CTX_new") }
-            defer { EVP_MD_CTX_free(md) }
-            guard EVP_DigestSignInit(md, nil, nil, nil, pkey) == 1 else { throw error("sign init") }
-            var sig = [UInt8](repeating: 0, count: length)
-            var len = length
-            try withNonNullPointer(message) { p, n throws(CryptoError) in
-                guard EVP_DigestSign(md, &sig, &len, p, n) == 1, len == length else { throw error("sign") }
-            }
-            return sig
+    static func sign(privateKey: PrivateKeyHandle, message: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
+        guard let md = EVP_MD_CTX_new() else { throw error("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(md) }
+        guard EVP_DigestSignInit(md, nil, nil, nil, privateKey.pkey) == 1 else { throw error("sign init") }
+        var sig = [UInt8](repeating: 0, count: length)
+        var len = length
+        try withNonNullPointer(message) { p, n throws(CryptoError) in
+            guard EVP_DigestSign(md, &sig, &len, p, n) == 1, len == length else { throw error("sign") }
         }
+        return sig
     }
 
     /// One-shot verification; any failure (bad key, bad signature) is `false`.
@@ -116,4 +101,19 @@ enum OpenSSLEVP {
         ERR_clear_error()
         return ok ?? false
     }
+}
+
+/// An OpenSSL private key object, built once per key (OpenSSL derives the public key then, which
+/// costs a scalar multiplication) and freed with the last reference. OpenSSL 3 allows concurrent
+/// read-only use of one EVP_PKEY (derive, sign) from many threads, and the pointer never changes.
+final class PrivateKeyHandle: @unchecked Sendable {
+    let pkey: OpaquePointer
+
+    init(_ type: OpenSSLEVP.KeyType, raw: [UInt8]) throws(CryptoError) {
+        let pkey = raw.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key(type.id, nil, $0.baseAddress, $0.count) }
+        guard let pkey else { throw OpenSSLEVP.error("invalid private key") }
+        self.pkey = pkey
+    }
+
+    deinit { EVP_PKEY_free(pkey) }
 }

@@ -17,12 +17,13 @@ public struct X448PublicKey: Sendable, Hashable {
     public var x509Encoded: [UInt8] { KeyEncoding.encodeSPKI(.x448, raw: rawRepresentation) }
 }
 
-/// X448 private key (56-byte scalar) kept as raw bytes; each agreement builds and frees its own
-/// OpenSSL objects, so the value is freely `Sendable`.
+/// X448 private key (56-byte scalar), with its OpenSSL key object built once so that each
+/// agreement costs one scalar multiplication.
 public struct X448PrivateKey: Sendable {
     public static let algorithm = KeyAlgorithm.x448
     public let rawRepresentation: [UInt8]
     public let publicKey: X448PublicKey
+    let handle: PrivateKeyHandle
 
     /// A new random key (any 56 bytes are a valid X448 scalar; RFC 7748 clamps on use).
     public init() {
@@ -33,7 +34,8 @@ public struct X448PrivateKey: Sendable {
     public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {
         guard raw.count == 56 else { throw .invalidKey("X448 private key of \(raw.count) bytes") }
         rawRepresentation = raw
-        publicKey = try X448PublicKey(rawRepresentation: OpenSSLEVP.publicKey(.x448, privateKey: raw, length: 56))
+        handle = try PrivateKeyHandle(.x448, raw: raw)
+        publicKey = try X448PublicKey(rawRepresentation: OpenSSLEVP.publicKey(handle, length: 56))
     }
 
     /// Decodes PKCS#8 DER; any other algorithm throws.
@@ -47,7 +49,7 @@ public struct X448PrivateKey: Sendable {
     /// Raw 56-byte X448(self, peer); throws for a low-order peer key (all-zero result).
     public func sharedSecret(with peer: X448PublicKey) throws(CryptoError) -> [UInt8] {
         do {
-            return try OpenSSLEVP.derive(.x448, privateKey: rawRepresentation, publicKey: peer.rawRepresentation, length: 56)
+            return try OpenSSLEVP.derive(.x448, privateKey: handle, publicKey: peer.rawRepresentation, length: 56)
         } catch {
             throw .invalidKey("X448 agreement: \(error)")
         }

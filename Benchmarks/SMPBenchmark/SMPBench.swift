@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+import SMPProtocol
+import SimplexFoundation
+
+/// `smp-bench`: relay throughput, latency and memory on loopback, measured against a TLS echo
+/// baseline in the same run.
+@main
+struct SMPBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "smp-bench",
+        abstract: "Benchmarks the SMP relay on loopback: TLS echo baseline, SEND->MSG deliveries, memory per idle queue.",
+        discussion: """
+        Build in release and run from the package root:
+          swift build -c release --scratch-path .build-release
+          .build-release/release/smp-bench [--quick]
+        (or scripts/bench.sh). The memory figure runs the smp-server executable of the same build
+        as a child process and reads its VmRSS from /proc.
+        """
+    )
+
+    @Flag(help: "Short runs and 10,000 queues for the memory figure (a smoke test).")
+    var quick = false
+
+    @Option(help: "Seconds each throughput figure is measured (default 5, quick 1.5).")
+    var duration: Double?
+
+    @Option(help: "Blocks in flight in the echo baseline.")
+    var echoWindow = 64
+
+    @Option(help: "Messages in flight (sent, not yet received) in the relay figures.")
+    var relayWindow = 64
+
+    @Option(help: "Bytes of each SEND body (16064, the largest, is what SimpleX agents send: they pad every message).")
+    var bodySize = SMPVersion.maxMessageLength
+
+    @Option(parsing: .upToNextOption, help: "Queue counts for the relay figures.")
+    var relayQueues: [Int] = [100, 1000]
+
+    @Option(help: "Idle queues for the memory figure (default 100000, quick 10000).")
+    var memoryQueues: Int?
+
+    @Option(help: "Client connections creating the idle queues.")
+    var memoryConnections = 4
+
+    @Option(help: "NEW commands in flight while creating the idle queues.")
+    var memoryInFlight = 256
+
+    @Option(help: "Path of the smp-server executable (default: next to smp-bench).")
+    var serverBinary: String?
+
+    @Flag(help: "Skip the relay throughput figures.")
+    var skipRelay = false
+
+    @Flag(help: "Skip the memory figure.")
+    var skipMemory = false
+
+    func validate() throws {
+        guard (8...SMPVersion.maxMessageLength).contains(bodySize) else {
+            throw ValidationError("--body-size must be 8...\(SMPVersion.maxMessageLength)")
+        }
+        guard echoWindow > 0, relayWindow > 0, memoryConnections > 0, memoryInFlight > 0 else {
+            throw ValidationError("windows and connection counts must be positive")
+        }
+    }
+
+    func run() async throws {
+        let seconds = duration ?? (quick ? 1.5 : 5)
+        let warmup = quick ? 0.5 : 1.0
+        let idleQueues = memoryQueues ?? (quick ? 10_000 : 100_000)
+        let threads = System.coreCount
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        defer { group.shutdownGracefully { _ in } }
+
+        print("smp-bench: loopback, \(threads) cores, \(threads) NIO event loop threads shared by relay and clients\(quick ? ", --quick" : "")")
+        #if DEBUG
+        print("WARNING: debug build; run with -c release for meaningful figures")
+        #endif
+        print("")
+
+        let echo = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds, group: group)
+        print("a. Baseline: TLS 1.3 echo of \(TransportBlock.size)-byte blocks (SMPTransportServer/Client: TLS + framing + handshake),")
+        print("   \(echoWindow) blocks in flight, \(format(echo.seconds, 1)) s")
+        print("   \(format(echo.blocksPerSecond)) blocks/s echoed (\(format(echo.megabytesPerSecond)) MB/s each way)")
+        fflush(nil)
+
+        if !skipRelay {
+            print("")
+            print("b. SEND -> MSG through one in-process relay (store log on), 1 sender + 1 recipient connection,")
+            print("   \(bodySize)-byte bodies, SEND and ACK Ed25519-signed (queues secured with SKEY), recipient ACKs each MSG,")
+            print("   up to \(relayWindow) messages in flight (at most 1 per queue), \(format(seconds, 1)) s each")
+            print("   " + pad("queues", 8) + pad("deliveries/s", 14) + pad("ratio to echo", 15) + pad("target", 8) + pad("p50 ms", 9)
+                  + pad("p99 ms", 9) + pad("samples", 9) + pad("errors", 8) + "setup")
+            for n in relayQueues {
+                let r = try await RelayBenchmark.run(queues: n, window: relayWindow, bodySize: bodySize, warmup: warmup,
+                                                     duration: seconds, group: group)
+                let ratio = r.deliveriesPerSecond / echo.blocksPerSecond
+                print("   " + pad("\(n)", 8) + pad(format(r.deliveriesPerSecond), 14)
+                      + pad(format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED"), 15) + pad(">= 0.5", 8)
+                      + pad(format(r.p50, 2), 9) + pad(format(r.p99, 2), 9) + pad("\(r.samples)", 9) + pad("\(r.errors)", 8)
+                      + "\(format(r.setupSeconds, 1)) s")
+                fflush(nil)
+            }
+        }
+
+        if !skipMemory {
+            print("")
+            let bin = serverBinary ?? MemoryBenchmark.defaultServerBinary()
+            let m = try await MemoryBenchmark.run(queues: idleQueues, connections: memoryConnections, inFlight: memoryInFlight,
+                                                  serverBinary: bin, group: group)
+            let created = m.queues - m.failures
+            print("c. Memory per idle queue: smp-server child process, \(m.queues) queues created (NEW, not subscribed)")
+            print("   over \(memoryConnections) connections with \(memoryInFlight) NEW in flight")
+            print("   created \(created) queues in \(format(m.createSeconds, 1)) s (\(format(Double(created) / m.createSeconds)) NEW/s), \(m.failures) failed")
+            print("   VmRSS: after start \(kib(m.rssStart)), clients connected \(kib(m.rssConnected)), queues created \(kib(m.rssCreated)), clients closed \(kib(m.rssClosed))")
+            print("   store log: \(kib(m.storeLogBytes)) (\(format(Double(m.storeLogBytes) / Double(max(1, created)))) bytes per queue, on disk)")
+            let per = m.bytesPerQueue
+            print("   per idle queue: \(format(per)) bytes of VmRSS (RssAnon: \(format(m.anonBytesPerQueue)) bytes); target <= 1024 bytes: \(per <= 1024 ? "met" : "MISSED")")
+        }
+    }
+
+    private func kib(_ bytes: Int) -> String { "\(bytes / 1024) KiB" }
+}

@@ -1,1 +1,0 @@
-print("smp-bench: under construction")
