@@ -245,3 +245,11 @@ func decodeKeyPair(_ d: inout SMPDecoder) throws(RatchetError) -> KEMKeyPair {
     let pk = KEMPublicKey(try wrap { try d.largeString() })
     return KEMKeyPair(publicKey: pk, secretKey: KEMSecretKey(try wrap { try d.largeString() }))
 }
+
+/// So the agent can embed the params in its own SMP-encoded messages (confirmations, links):
+/// the encoding is self-delimiting.
+extension E2ERatchetParams: SMPEncodable, SMPDecodable {
+    public func encode(into e: inout SMPEncoder) throws { e.raw(try encoded()) }
+
+    public init(from d: inout SMPDecoder) throws { self = try E2ERatchetParams.decode(from: &d) }
+}

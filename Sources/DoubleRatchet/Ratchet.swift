@@ -115,14 +115,14 @@ extension Ratchet {
     }
 
     /// Params of the party creating the connection (Bob in pqdr.md, simplexmq
-    /// `generateRcvE2EParams`): proposes a KEM when `pqSupport` is on.
-    public static func generateReceiverParams(version: UInt16 = E2EVersion.current, pqSupport: Bool) throws(RatchetError) -> E2EPrivateParams {
+    /// `generateRcvE2EParams`): proposes a KEM when `pqSupport` is on (the default).
+    public static func generateReceiverParams(version: UInt16 = E2EVersion.current, pqSupport: Bool = true) throws(RatchetError) -> E2EPrivateParams {
         try generateParams(version: version, useKEM: pqSupport ? .propose : nil)
     }
 
     /// Params of the party joining (Alice, `generateSndE2EParams` with `replyKEM_`): accepts the
     /// peer's proposal, or proposes itself, when `pqSupport` is on; uses the peer's version.
-    public static func generateSenderParams(replyingTo peer: E2ERatchetParams, pqSupport: Bool) throws(RatchetError) -> E2EPrivateParams {
+    public static func generateSenderParams(replyingTo peer: E2ERatchetParams, pqSupport: Bool = true) throws(RatchetError) -> E2EPrivateParams {
         try generateParams(version: peer.version, useKEM: UseKEM.reply(version: peer.version, peerKEM: peer.kem, pqSupport: pqSupport))
     }
 
@@ -202,8 +202,9 @@ extension Ratchet {
     }
 
     /// Bob's ratchet (the creating party), after the reply `peer` arrives: X3DH, then
-    /// `RatchetInitBobPQ2HE` with his second key as `DHRs`. `pqSupport` is his PQ preference.
-    public static func initReceive(versions: RatchetVersions = .latest, own: E2EPrivateParams, peer: E2ERatchetParams, pqSupport: Bool) throws(RatchetError) -> Ratchet {
+    /// `RatchetInitBobPQ2HE` with his second key as `DHRs`. `pqSupport` is his PQ preference
+    /// (simplexmq passes its own setting and-ed with the agent version's PQ support).
+    public static func initReceive(versions: RatchetVersions = .latest, own: E2EPrivateParams, peer: E2ERatchetParams, pqSupport: Bool = true) throws(RatchetError) -> Ratchet {
         try versions.validate()
         let params = try pqX3dhRcv(own, peer)
         return try initReceive(versions: versions, dhRatchetKey: own.key2, params: params, pqSupport: pqSupport)

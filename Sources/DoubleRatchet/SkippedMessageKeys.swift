@@ -1,7 +1,7 @@
 /// A message key with its IV, derived by the chain KDF (`mk` of pqdr.md plus the body IV).
-public struct MessageKey: Sendable, Equatable {
-    public let key: [UInt8]
-    public let iv: [UInt8]
+struct MessageKey: Sendable, Equatable {
+    let key: [UInt8]
+    let iv: [UInt8]
 }
 
 /// `MKSKIPPED`: keys of messages skipped in each receiving chain, grouped by that chain's header

@@ -30,14 +30,7 @@ extension RcvMessageBody: SMPEncodable, SMPDecodable {
             return
         }
         let ts = try d.int64()
-        let notification = try d.bool()
-        var reserved = 0
-        while let b = d.peek(), b != 0x20 {
-            _ = try d.byte()
-            reserved += 1
-            if reserved > 7 { throw DecodingError.invalid("too many message flags") }
-        }
-        try d.expect(" ")
-        self = .message(timestamp: ts, flags: MsgFlags(notification: notification), body: d.rest())
+        let flags = try MsgFlags.decodeWithSpace(from: &d)
+        self = .message(timestamp: ts, flags: flags, body: d.rest())
     }
 }

@@ -5,6 +5,19 @@ import SimplexFoundation
 public struct MsgFlags: Sendable, Hashable {
     public var notification: Bool
     public init(notification: Bool) { self.notification = notification }
+
+    /// Reads `msgFlags SP`: the notification flag, at most 7 reserved bytes, then the space.
+    static func decodeWithSpace(from d: inout SMPDecoder) throws -> MsgFlags {
+        let notification = try d.bool()
+        var reserved = 0
+        while let b = d.peek(), b != 0x20 {
+            _ = try d.byte()
+            reserved += 1
+            if reserved > 7 { throw DecodingError.invalid("too many message flags") }
+        }
+        try d.expect(" ")
+        return MsgFlags(notification: notification)
+    }
 }
 
 /// `NEW` parameters: the recipient's command key, its DH key for server-to-recipient encryption,
@@ -159,16 +172,8 @@ extension SMPCommand: SMPDecodable {
                 self = .skey(senderKey: try d.shortString())
             case "SEND":
                 try d.expect(" ")
-                let notification = try d.bool()
-                // Reserved flag bytes up to the space are ignored, at most 7 of them.
-                var reserved = 0
-                while let b = d.peek(), b != 0x20 {
-                    _ = try d.byte()
-                    reserved += 1
-                    if reserved > 7 { throw DecodingError.invalid("too many message flags") }
-                }
-                try d.expect(" ")
-                self = .send(flags: MsgFlags(notification: notification), body: d.rest())
+                let flags = try MsgFlags.decodeWithSpace(from: &d)
+                self = .send(flags: flags, body: d.rest())
             case "PING": self = .ping
             case "NSUB": self = .nsub
             default: throw SMPProtocolError.command(.unknown)

@@ -44,6 +44,13 @@ final class RatchetHandshakeTests: XCTestCase {
             XCTAssertThrowsError(try E2ERatchetParams(encoded: Array(enc.prefix(n))))
         }
         XCTAssertThrowsError(try E2ERatchetParams(encoded: enc + [0]))
+        // Embedded in a larger SMP encoding, the params delimit themselves.
+        var outer = SMPEncoder()
+        try outer.encode(alice.publicParams)
+        try outer.shortString(Array("after".utf8))
+        var d = SMPDecoder(outer.bytes)
+        XCTAssertEqual(try d.decode(E2ERatchetParams.self), alice.publicParams)
+        XCTAssertEqual(try d.shortString(), Array("after".utf8))
         // X25519 keys (which simplexmq also accepts) are refused: we run X448 ratchets only.
         var e = SMPEncoder()
         e.word16(3)

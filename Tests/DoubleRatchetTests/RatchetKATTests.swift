@@ -68,3 +68,62 @@ final class RatchetKATTests: XCTestCase {
         XCTAssertTrue(alice.sendingPQ)
     }
 }
+
+/* The generator of the values above (Python 3, pyca/cryptography 48), kept for re-checking:
+
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x448 import X448PrivateKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives import serialization
+import struct
+
+def hkdf3(salt, ikm, info):
+    out = HKDF(algorithm=hashes.SHA512(), length=96, salt=salt, info=info).derive(ikm)
+    return out[:32], out[32:64], out[64:]
+
+def pat(n, mul, add): return bytes((i * mul + add) % 256 for i in range(n))
+
+def x448(seed): return X448PrivateKey.from_private_bytes(seed)
+def raw(pk): return pk.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+def der(pk): return pk.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+ck = bytes(range(32)); rk = bytes(range(32, 64)); ss = bytes(range(64, 96))
+print("chain", *[x.hex() for x in hkdf3(b"", ck, b"SimpleXChainRatchet")])
+a = x448(pat(56, 7, 1)); b = x448(pat(56, 13, 5))
+dh = a.exchange(b.public_key())
+print("dh", dh.hex())
+print("root", *[x.hex() for x in hkdf3(rk, dh + ss, b"SimpleXRootRatchet")])
+print("rootNoKEM", *[x.hex() for x in hkdf3(rk, dh, b"SimpleXRootRatchet")])
+
+A1, A2, A3 = x448(pat(56, 3, 11)), x448(pat(56, 5, 17)), x448(pat(56, 11, 23))
+B1, B2 = x448(pat(56, 17, 29)), x448(pat(56, 19, 31))
+
+def first_message(kem_ss, hdr_kem, padded_hdr, plaintext, padded_len):
+    dhs = A2.exchange(B1.public_key()) + A1.exchange(B2.public_key()) + A2.exchange(B2.public_key()) + kem_ss
+    hk, nhk, sk = hkdf3(b"\0" * 64, dhs, b"SimpleXX3DH")
+    ad = raw(A1) + raw(B1)
+    rk2, cks, nhks = hkdf3(sk, A3.exchange(B2.public_key()) + kem_ss, b"SimpleXRootRatchet")
+    ck2, mk, ivs = hkdf3(b"", cks, b"SimpleXChainRatchet")
+    iv, hiv = ivs[:16], ivs[16:]
+    d = der(A3)
+    header = struct.pack(">H", 3) + bytes([len(d)]) + d + hdr_kem + struct.pack(">II", 0, 0)
+    ph = struct.pack(">H", len(header)) + header + b"#" * (padded_hdr - len(header) - 2)
+    ct = AESGCM(hk).encrypt(hiv, ph, ad)
+    hbody, htag = ct[:-16], ct[-16:]
+    enc_header = struct.pack(">H", 3) + hiv + htag + struct.pack(">H", len(hbody)) + hbody
+    pb = struct.pack(">H", len(plaintext)) + plaintext + b"#" * (padded_len - len(plaintext) - 2)
+    ct = AESGCM(mk).encrypt(iv, pb, ad + enc_header)
+    msg = struct.pack(">H", len(enc_header)) + enc_header + ct[-16:] + ct[:-16]
+    return hk, nhk, sk, ad, msg
+
+hk, nhk, sk, ad, msg = first_message(b"", b"0", 88, b"hello bob", 64)
+print("x3dh", hk.hex(), nhk.hex(), sk.hex(), ad.hex())
+print("msg", msg.hex())
+kem_ct = pat(1088, 7, 3); kem_pk = pat(1184, 11, 9); kem_ss = pat(32, 23, 1)
+hk, nhk, sk, ad, msg = first_message(kem_ss, b"1A" + struct.pack(">H", 1088) + kem_ct + struct.pack(">H", 1184) + kem_pk, 2384, b"hello PQ bob", 100)
+print("x3dhPQ", hk.hex(), nhk.hex(), sk.hex())
+print("msgPQ", msg.hex())
+import hashlib
+print("msgPQsha256", hashlib.sha256(msg).hexdigest(), len(msg))
+*/

@@ -6,9 +6,14 @@ public struct ID24: Hashable, Sendable {
 
     public init?<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         guard bytes.count == Self.length else { return nil }
-        var words: [UInt64] = [0, 0, 0]
-        for (i, byte) in bytes.enumerated() { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
-        (a, b, c) = (words[0], words[1], words[2])
+        (a, b, c) = (0, 0, 0)
+        for (i, byte) in bytes.enumerated() {
+            switch i / 8 {
+            case 0: a = a << 8 | UInt64(byte)
+            case 1: b = b << 8 | UInt64(byte)
+            default: c = c << 8 | UInt64(byte)
+            }
+        }
     }
 
     public static func random() -> ID24 { ID24(SecureRandomBytes.get(length))! }
@@ -29,9 +34,15 @@ public struct Key32: Hashable, Sendable {
 
     public init?<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         guard bytes.count == 32 else { return nil }
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (i, byte) in bytes.enumerated() { words[i / 8] = words[i / 8] << 8 | UInt64(byte) }
-        (a, b, c, d) = (words[0], words[1], words[2], words[3])
+        (a, b, c, d) = (0, 0, 0, 0)
+        for (i, byte) in bytes.enumerated() {
+            switch i / 8 {
+            case 0: a = a << 8 | UInt64(byte)
+            case 1: b = b << 8 | UInt64(byte)
+            case 2: c = c << 8 | UInt64(byte)
+            default: d = d << 8 | UInt64(byte)
+            }
+        }
     }
 
     public var bytes: [UInt8] {
