@@ -51,7 +51,7 @@ enum MemoryBenchmark {
         relay.arguments = ["start", "--data", dir, "--port", "0"]
         let stdout = Pipe()
         relay.standardOutput = stdout
-        FileManager.default.createFile(atPath: dir + "/stderr.log", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/stderr.log", contents: nil)
         relay.standardError = FileHandle(forWritingAtPath: dir + "/stderr.log")
         try relay.run()
         defer {

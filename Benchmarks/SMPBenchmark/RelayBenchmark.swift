@@ -33,7 +33,7 @@ enum RelayBenchmark {
         let senderKey: PrivateAuthKey
     }
 
-    static func run(queues n: Int, window: Int, bodySize: Int, warmup: Double, duration: Double,
+    static func run(queues n: Int, window: Int, bodySize: Int, storeLog: Bool, warmup: Double, duration: Double,
                     group: any EventLoopGroup) async throws -> Result {
         let dir = try temporaryDirectory("smp-bench-relay")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -41,7 +41,7 @@ enum RelayBenchmark {
         config.port = 0
         config.bindAddress = "127.0.0.1"
         config.host = "127.0.0.1"
-        config.storeLog = true
+        config.storeLog = storeLog
         let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
         let quiet = Logger(label: "smp-bench-relay", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = try await SMPRelayServer.start(config: config, credentials: credentials, dataDirectory: dir, group: group, logger: quiet)

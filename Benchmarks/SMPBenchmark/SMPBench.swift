@@ -36,6 +36,9 @@ struct SMPBench: AsyncParsableCommand {
     @Option(help: "Bytes of each SEND body (16064, the largest, is what SimpleX agents send: they pad every message).")
     var bodySize = SMPVersion.maxMessageLength
 
+    @Flag(inversion: .prefixedNo, help: "Relay figures with the store log on (the figure the target is about) or off (to see its cost).")
+    var storeLog = true
+
     @Option(parsing: .upToNextOption, help: "Queue counts for the relay figures.")
     var relayQueues: [Int] = [100, 1000]
 
@@ -88,14 +91,14 @@ struct SMPBench: AsyncParsableCommand {
 
         if !skipRelay {
             print("")
-            print("b. SEND -> MSG through one in-process relay (store log on), 1 sender + 1 recipient connection,")
+            print("b. SEND -> MSG through one in-process relay (store log \(storeLog ? "on" : "OFF")), 1 sender + 1 recipient connection,")
             print("   \(bodySize)-byte bodies, SEND and ACK Ed25519-signed (queues secured with SKEY), recipient ACKs each MSG,")
             print("   up to \(relayWindow) messages in flight (at most 1 per queue), \(format(seconds, 1)) s each")
             print("   " + pad("queues", 8) + pad("deliveries/s", 14) + pad("ratio to echo", 15) + pad("target", 8) + pad("p50 ms", 9)
                   + pad("p99 ms", 9) + pad("samples", 9) + pad("errors", 8) + "setup")
             for n in relayQueues {
-                let r = try await RelayBenchmark.run(queues: n, window: relayWindow, bodySize: bodySize, warmup: warmup,
-                                                     duration: seconds, group: group)
+                let r = try await RelayBenchmark.run(queues: n, window: relayWindow, bodySize: bodySize, storeLog: storeLog,
+                                                     warmup: warmup, duration: seconds, group: group)
                 let ratio = r.deliveriesPerSecond / echo.blocksPerSecond
                 print("   " + pad("\(n)", 8) + pad(format(r.deliveriesPerSecond), 14)
                       + pad(format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED"), 15) + pad(">= 0.5", 8)
