@@ -6,17 +6,20 @@
 #   scripts/fuzz.sh -max_total_time=600    # extra arguments go to libFuzzer
 #   scripts/fuzz.sh fuzz-out/crash-<sha1>  # re-run one input (a saved crash reproducer)
 #
-# The target is the SwiftPM library SMPFuzz (Fuzz/SMPFuzz), built in .build-fuzz with
+# The target is the SwiftPM library SMPFuzz (Fuzz/SMPFuzz), built in .build-fuzz (release) with
 # -sanitize=fuzzer,address for every Swift module, then linked with libFuzzer's main.
 # Corpus, crash reproducers and the log go to fuzz-out/ (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCRATCH="${FUZZ_SCRATCH:-.build-fuzz}"
+# Release: optimized code keeps Swift's bounds and overflow checks, and runs ~100x faster than
+# debug on 16 KB inputs (FUZZ_CONFIG=debug for -Onone with assertions).
+CONFIG="${FUZZ_CONFIG:-release}"
 OUT=fuzz-out
 RUNS="${RUNS:-1000000}"
 
-swift build --scratch-path "$SCRATCH" --target SMPFuzz -Xswiftc -sanitize=fuzzer,address
-BIN="$(swift build --scratch-path "$SCRATCH" --show-bin-path)"
+swift build -c "$CONFIG" --scratch-path "$SCRATCH" --target SMPFuzz -Xswiftc -sanitize=fuzzer,address
+BIN="$(swift build -c "$CONFIG" --scratch-path "$SCRATCH" --show-bin-path)"
 
 # Link SMPFuzz and everything it depends on; skip test objects and any object with its own main
 # (executables built in the same scratch path), since libFuzzer brings main.

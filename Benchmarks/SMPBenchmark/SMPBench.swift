@@ -96,16 +96,27 @@ struct SMPBench: AsyncParsableCommand {
             print("   up to \(relayWindow) messages in flight (at most 1 per queue), \(format(seconds, 1)) s each")
             print("   " + pad("queues", 8) + pad("deliveries/s", 14) + pad("ratio to echo", 15) + pad("target", 8) + pad("p50 ms", 9)
                   + pad("p99 ms", 9) + pad("samples", 9) + pad("errors", 8) + "setup")
-            for n in relayQueues {
-                let r = try await RelayBenchmark.run(queues: n, window: relayWindow, bodySize: bodySize, storeLog: storeLog,
+            // The configured runs, then an unloaded one (1 message in flight) for the bare latency.
+            let runs = relayQueues.map { ($0, relayWindow, "\($0)") } + [(relayQueues.first ?? 100, 1, "\(relayQueues.first ?? 100)*")]
+            for (n, window, label) in runs {
+                let r = try await RelayBenchmark.run(queues: n, window: window, bodySize: bodySize, storeLog: storeLog,
                                                      warmup: warmup, duration: seconds, group: group)
                 let ratio = r.deliveriesPerSecond / echo.blocksPerSecond
-                print("   " + pad("\(n)", 8) + pad(format(r.deliveriesPerSecond), 14)
-                      + pad(format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED"), 15) + pad(">= 0.5", 8)
+                let ratioText = window == 1 ? "-" : format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED")
+                print("   " + pad(label, 8) + pad(format(r.deliveriesPerSecond), 14)
+                      + pad(ratioText, 15) + pad(window == 1 ? "-" : ">= 0.5", 8)
                       + pad(format(r.p50, 2), 9) + pad(format(r.p99, 2), 9) + pad("\(r.samples)", 9) + pad("\(r.errors)", 8)
                       + "\(format(r.setupSeconds, 1)) s")
                 fflush(nil)
             }
+            print("   * the same with 1 message in flight: latency without load (its throughput is 1/round trip, not a capacity)")
+            let floor = try CryptoFloor.measure(bodySize: bodySize, echoBlocksPerSecond: echo.blocksPerSecond, cores: threads)
+            print("   Floor: per-delivery work the protocol requires, timed single-threaded here (microseconds):")
+            for item in floor.items { print("     " + pad(item.name, 58) + format(item.micros, 1)) }
+            print("     " + pad("TLS + framing, 5 blocks (2.5 echoes; from the echo rate)", 58) + format(floor.tlsMicros, 1))
+            let ceiling = floor.ceiling(cores: threads)
+            print("     total \(format(floor.totalMicros)) us of CPU per delivery -> at most \(format(ceiling)) deliveries/s on \(threads) cores,")
+            print("     a ratio ceiling of \(format(ceiling / echo.blocksPerSecond, 3)) for this baseline")
         }
 
         if !skipMemory {

@@ -93,3 +93,19 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(CRC32.checksum([UInt8]()), 0)
     }
 }
+
+final class CRC32SlicingTests: XCTestCase {
+    /// The 8-byte fast path must agree with the bytewise definition at every length and offset.
+    func testSlicingMatchesBytewise() {
+        func bytewise(_ d: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in d {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return ~c
+        }
+        let data = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        for n in 0..<data.count { XCTAssertEqual(CRC32.checksum(data[0..<n]), bytewise(Array(data[0..<n])), "\(n)") }
+    }
+}

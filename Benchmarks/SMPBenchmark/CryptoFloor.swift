@@ -1,0 +1,65 @@
+import Foundation
+import SMPProtocol
+import SimplexFoundation
+
+/// The work every SEND -> MSG delivery must do whatever the relay's design (the SMP spec asks for
+/// it), timed single-threaded in this process: signatures over the whole transmission, the
+/// relay's crypto_box of the padded MSG body, the store log checksum, and TLS for the blocks.
+/// Dividing the cores by its sum gives a ceiling for deliveries/s on this machine.
+enum CryptoFloor {
+    struct Item {
+        let name: String
+        let micros: Double
+    }
+
+    struct Result {
+        let items: [Item]
+        /// TLS + framing of the 5 blocks of a delivery (SEND, its OK, MSG, ACK, the ACK's answer),
+        /// each encrypted once and decrypted once, from the echo rate (an echo is 2 such blocks).
+        let tlsMicros: Double
+        var totalMicros: Double { items.reduce(tlsMicros) { $0 + $1.micros } }
+        func ceiling(cores: Int) -> Double { Double(cores) * 1e6 / totalMicros }
+    }
+
+    static func measure(bodySize: Int, echoBlocksPerSecond: Double, cores: Int) throws -> Result {
+        let sessionId = SecureRandom.bytes(32), corrId = SecureRandom.bytes(24), entity = SecureRandom.bytes(24)
+        let body = SecureRandom.bytes(bodySize)
+        let sendBody = try SMPCommand.send(flags: MsgFlags(notification: true), body: body).smpEncoded()
+        let sendAuthorized = try RawTransmission.authorizedBytes(sessionId: sessionId, corrId: corrId, entityId: entity, body: sendBody)
+        let ackBody = try SMPCommand.ack(msgId: SecureRandom.bytes(24)).smpEncoded()
+        let ackAuthorized = try RawTransmission.authorizedBytes(sessionId: sessionId, corrId: corrId, entityId: entity, body: ackBody)
+        let senderKey = Ed25519PrivateKey(), recipientKey = Ed25519PrivateKey()
+        let sendSig = try senderKey.sign(sendAuthorized), ackSig = try recipientKey.sign(ackAuthorized)
+        let senderPub = AnyPublicKey.ed25519(senderKey.publicKey), recipientPub = AnyPublicKey.ed25519(recipientKey.publicKey)
+        let boxKey = try CryptoBox.sharedKey(publicKey: X25519PrivateKey().publicKey, privateKey: X25519PrivateKey())
+        let msgId = SecureRandom.bytes(24)
+        let plain = try RcvMessageBody.message(timestamp: 1_700_000_000, flags: MsgFlags(notification: true), body: body).smpEncoded()
+        let box = try CryptoBox.cbEncrypt(key: boxKey, nonce: msgId, message: plain, paddedLength: RcvMessageBody.paddedLength)
+        // A store log record of the message (its body plus ~70 bytes of IDs and header) and of the ACK.
+        let messageRecord = [UInt8](repeating: 0x4D, count: bodySize + 70), ackRecord = [UInt8](repeating: 0x41, count: 49)
+
+        var items: [Item] = []
+        func time(_ name: String, _ op: () throws -> Void) rethrows {
+            try op()  // warm up
+            var n = 0
+            let start = nowNanos()
+            while nowNanos() - start < 200_000_000 || n < 20 {
+                try op()
+                n += 1
+            }
+            items.append(Item(name: name, micros: Double(nowNanos() - start) / 1e3 / Double(n)))
+        }
+        try time("client: Ed25519 sign SEND (\(sendAuthorized.count) B)") { _ = try senderKey.sign(sendAuthorized) }
+        time("relay: Ed25519 verify SEND") { precondition(senderPub.isValidSignature(sendSig, for: sendAuthorized)) }
+        time("relay: store log CRC32 of the message record") { _ = CRC32.checksum(messageRecord) }
+        try time("relay: crypto_box seal MSG (\(RcvMessageBody.paddedLength) B padded)") {
+            _ = try CryptoBox.cbEncrypt(key: boxKey, nonce: msgId, message: plain, paddedLength: RcvMessageBody.paddedLength)
+        }
+        try time("client: crypto_box open MSG") { _ = try CryptoBox.cbDecrypt(key: boxKey, nonce: msgId, box: box) }
+        try time("client: Ed25519 sign ACK") { _ = try recipientKey.sign(ackAuthorized) }
+        time("relay: Ed25519 verify ACK") { precondition(recipientPub.isValidSignature(ackSig, for: ackAuthorized)) }
+        time("relay: store log CRC32 of the ACK record") { _ = CRC32.checksum(ackRecord) }
+        let tls = 2.5 * Double(cores) * 1e6 / echoBlocksPerSecond
+        return Result(items: items, tlsMicros: tls)
+    }
+}
