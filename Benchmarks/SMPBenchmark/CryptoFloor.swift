@@ -39,15 +39,20 @@ enum CryptoFloor {
         let messageRecord = [UInt8](repeating: 0x4D, count: bodySize + 70), ackRecord = [UInt8](repeating: 0x41, count: 49)
 
         var items: [Item] = []
+        // The best of 5 batches of >= 40 ms: other work on a shared machine only ever adds time.
         func time(_ name: String, _ op: () throws -> Void) rethrows {
             try op()  // warm up
-            var n = 0
-            let start = nowNanos()
-            while nowNanos() - start < 200_000_000 || n < 20 {
-                try op()
-                n += 1
+            var best = Double.infinity
+            for _ in 0..<5 {
+                var n = 0
+                let start = nowNanos()
+                while nowNanos() - start < 40_000_000 || n < 5 {
+                    try op()
+                    n += 1
+                }
+                best = min(best, Double(nowNanos() - start) / 1e3 / Double(n))
             }
-            items.append(Item(name: name, micros: Double(nowNanos() - start) / 1e3 / Double(n)))
+            items.append(Item(name: name, micros: best))
         }
         try time("client: Ed25519 sign SEND (\(sendAuthorized.count) B)") { _ = try senderKey.sign(sendAuthorized) }
         time("relay: Ed25519 verify SEND") { precondition(senderPub.isValidSignature(sendSig, for: sendAuthorized)) }

@@ -17,9 +17,10 @@ enum EchoBenchmark {
         var megabytesPerSecond: Double { blocksPerSecond * Double(TransportBlock.size) / 1e6 }
     }
 
-    static func run(window: Int, warmup: Double, duration: Double, group: any EventLoopGroup) async throws -> Result {
+    static func run(window: Int, warmup: Double, duration: Double, serverGroup: any EventLoopGroup,
+                    group: any EventLoopGroup) async throws -> Result {
         let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
-        let server = try await SMPTransportServer.start(host: "127.0.0.1", port: 0, credentials: credentials, group: group) { _ in
+        let server = try await SMPTransportServer.start(host: "127.0.0.1", port: 0, credentials: credentials, group: serverGroup) { _ in
             EchoServerHandler()
         }
         let received = Counter()

@@ -34,7 +34,7 @@ enum RelayBenchmark {
     }
 
     static func run(queues n: Int, window: Int, bodySize: Int, storeLog: Bool, warmup: Double, duration: Double,
-                    group: any EventLoopGroup) async throws -> Result {
+                    serverGroup: any EventLoopGroup, group: any EventLoopGroup) async throws -> Result {
         let dir = try temporaryDirectory("smp-bench-relay")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var config = SMPServerConfig()
@@ -44,7 +44,7 @@ enum RelayBenchmark {
         config.storeLog = storeLog
         let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
         let quiet = Logger(label: "smp-bench-relay", factory: { _ in SwiftLogNoOpLogHandler() })
-        let server = try await SMPRelayServer.start(config: config, credentials: credentials, dataDirectory: dir, group: group, logger: quiet)
+        let server = try await SMPRelayServer.start(config: config, credentials: credentials, dataDirectory: dir, group: serverGroup, logger: quiet)
 
         var clientConfig = SMPClientConfig()
         clientConfig.commandTimeout = 120

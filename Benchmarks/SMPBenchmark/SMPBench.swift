@@ -74,16 +74,20 @@ struct SMPBench: AsyncParsableCommand {
         let warmup = quick ? 0.5 : 1.0
         let idleQueues = memoryQueues ?? (quick ? 10_000 : 100_000)
         let threads = System.coreCount
+        // Servers and clients get event loops of their own, as two processes would: with one shared
+        // group, NIO's round robin put every relay connection on the same loop (one core).
+        let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        defer { serverGroup.shutdownGracefully { _ in } }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         defer { group.shutdownGracefully { _ in } }
 
-        print("smp-bench: loopback, \(threads) cores, \(threads) NIO event loop threads shared by relay and clients\(quick ? ", --quick" : "")")
+        print("smp-bench: loopback, \(threads) cores; servers and clients each on \(threads) NIO event loop threads of their own\(quick ? ", --quick" : "")")
         #if DEBUG
         print("WARNING: debug build; run with -c release for meaningful figures")
         #endif
         print("")
 
-        let echo = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds, group: group)
+        let echo = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds, serverGroup: serverGroup, group: group)
         print("a. Baseline: TLS 1.3 echo of \(TransportBlock.size)-byte blocks (SMPTransportServer/Client: TLS + framing + handshake),")
         print("   \(echoWindow) blocks in flight, \(format(echo.seconds, 1)) s")
         print("   \(format(echo.blocksPerSecond)) blocks/s echoed (\(format(echo.megabytesPerSecond)) MB/s each way)")
@@ -100,7 +104,7 @@ struct SMPBench: AsyncParsableCommand {
             let runs = relayQueues.map { ($0, relayWindow, "\($0)") } + [(relayQueues.first ?? 100, 1, "\(relayQueues.first ?? 100)*")]
             for (n, window, label) in runs {
                 let r = try await RelayBenchmark.run(queues: n, window: window, bodySize: bodySize, storeLog: storeLog,
-                                                     warmup: warmup, duration: seconds, group: group)
+                                                     warmup: warmup, duration: seconds, serverGroup: serverGroup, group: group)
                 let ratio = r.deliveriesPerSecond / echo.blocksPerSecond
                 let ratioText = window == 1 ? "-" : format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED")
                 print("   " + pad(label, 8) + pad(format(r.deliveriesPerSecond), 14)
