@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "smp-server", targets: ["smp-server"]),
         .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
+        .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
     ],
     dependencies: [
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // System OpenSSL for X448/Ed448, which swift-crypto does not offer.
@@ -69,6 +71,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Duplex connections over SMP queues, links, e2e encryption and reliable delivery (agent-protocol.md).
+        .target(
+            name: "SMPAgent",
+            dependencies: [
+                "SimplexFoundation", "SMPProtocol", "SMPTransport", "SMPClient", "DoubleRatchet",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The chat core: ChatController, command API, chat protocol, chat database.
+        .target(
+            name: "ChatCore",
+            dependencies: [
+                "SMPAgent", "SimplexFoundation",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "smp-server",
             dependencies: [
@@ -89,6 +112,16 @@ let package = Package(
             ],
             path: "Benchmarks/SMPBenchmark"
         ),
+        .executableTarget(
+            name: "AgentBenchmark",
+            dependencies: [
+                "SMPAgent", "SMPServer", "SMPTransport", "DoubleRatchet", "SimplexFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/AgentBenchmark"
+        ),
         // libFuzzer target for the decoders; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .target(name: "SMPFuzz", dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation"], path: "Fuzz/SMPFuzz"),
         .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),
@@ -104,6 +137,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        .testTarget(
+            name: "SMPAgentTests",
+            dependencies: [
+                "SMPAgent", "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "DoubleRatchet", "SimplexFoundation",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "SMPAgent"]),
         .testTarget(
             name: "SMPServerTests",
             dependencies: ["SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation"]

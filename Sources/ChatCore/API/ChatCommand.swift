@@ -1,0 +1,266 @@
+/// A parsed API command (COMMANDS.md). `ChatCommand.parse` reads the text form clients send;
+/// `commandString` writes it back in the canonical form the bot SDKs produce.
+public enum ChatCommand: Sendable, Hashable {
+    // MARK: users
+    /// `/user` (or `/u`).
+    case showActiveUser
+    /// `/_create user <json(NewUser)>`.
+    case createActiveUser(NewUser)
+    /// `/users`.
+    case listUsers
+    /// `/_user <userId>[ <json(viewPwd)>]`.
+    case apiSetActiveUser(userId: Int64, viewPwd: String?)
+    /// `/_delete user <userId> del_smp=on|off[ <json(viewPwd)>]`.
+    case apiDeleteUser(userId: Int64, delSMPQueues: Bool, viewPwd: String?)
+    /// `/_profile <userId> <json(Profile)>`.
+    case apiUpdateProfile(userId: Int64, profile: Profile)
+    /// `/_set prefs @<contactId> <json(Preferences)>`.
+    case apiSetContactPrefs(contactId: Int64, preferences: Preferences)
+
+    // MARK: chat controller
+    /// `/_start[ main=on|off[ snd_files=on|off]]`; a bare `/_start` starts as the main app.
+    case startChat(mainApp: Bool, enableSndFiles: Bool)
+    /// `/_stop`.
+    case apiStopChat
+
+    // MARK: connections
+    /// `/_connect <userId>[ incognito=on|off]`: create a one-time invitation.
+    case apiAddContact(userId: Int64, incognito: Bool)
+    /// `/_connect plan <userId> <link>`.
+    case apiConnectPlan(userId: Int64, connectionLink: String)
+    /// `/_connect <userId>[ incognito=on|off] <fullLink>[ <shortLink>]`.
+    case apiConnect(userId: Int64, incognito: Bool, connLink: CreatedConnLink)
+    /// `/connect[ incognito]` (or `/c`) without a link: create an invitation for the active user.
+    case addContact(incognito: Bool)
+    /// `/connect[ incognito] <link>`, for the active user.
+    case connect(incognito: Bool, connLink: String)
+    /// `/_accept[ incognito=on|off] <contactReqId>`.
+    case apiAcceptContact(incognito: Bool, contactReqId: Int64)
+    /// `/_reject <contactReqId>`.
+    case apiRejectContact(contactReqId: Int64)
+    /// `/_set incognito :<connId> on|off`.
+    case apiSetConnectionIncognito(connId: Int64, incognito: Bool)
+
+    // MARK: address
+    /// `/_address <userId>[ pq_ratchet=on|off]`.
+    case apiCreateMyAddress(userId: Int64, pqRatchet: Bool?)
+    /// `/_delete_address <userId>`.
+    case apiDeleteMyAddress(userId: Int64)
+    /// `/_show_address <userId>`.
+    case apiShowMyAddress(userId: Int64)
+    /// `/_profile_address <userId> on|off`.
+    case apiSetProfileAddress(userId: Int64, enable: Bool)
+    /// `/_address_settings <userId>[ pq_ratchet=on|off] <json(AddressSettings)>`.
+    case apiSetAddressSettings(userId: Int64, pqRatchet: Bool?, settings: AddressSettings)
+
+    // MARK: messages
+    /// `/_send <@id|#id[scope]>[ live=on|off][ ttl=<n>|default] json <json([ComposedMessage])>`
+    /// (or ` text <text>`).
+    case apiSendMessages(sendRef: ChatRef, liveMessage: Bool, ttl: Int?, composedMessages: [ComposedMessage])
+    /// `/_update item <chatRef> <itemId>[ live=on|off] json <json(UpdatedMessage)>` (or ` text <text>`).
+    case apiUpdateChatItem(chatRef: ChatRef, chatItemId: Int64, liveMessage: Bool, updatedMessage: UpdatedMessage)
+    /// `/_delete item <chatRef> <id>[,<id>...] broadcast|internal|internalMark`.
+    case apiDeleteChatItem(chatRef: ChatRef, chatItemIds: [Int64], deleteMode: CIDeleteMode)
+    /// `/_reaction <chatRef> <itemId> on|off <json(MsgReaction)>`.
+    case apiChatItemReaction(chatRef: ChatRef, chatItemId: Int64, add: Bool, reaction: MsgReaction)
+    /// `/_forward plan <chatRef> <id>[,<id>...]`.
+    case apiPlanForwardChatItems(fromChatRef: ChatRef, chatItemIds: [Int64])
+    /// `/_forward <toChatRef> <fromChatRef> <id>[,<id>...][ ttl=<n>|default]`.
+    case apiForwardChatItems(toChatRef: ChatRef, fromChatRef: ChatRef, chatItemIds: [Int64], ttl: Int?)
+
+    // MARK: chats
+    /// `/_get chats <userId>[ pcc=on|off][ <pagination>][ <json(ChatListQuery)>]`.
+    case apiGetChats(userId: Int64, pendingConnections: Bool, pagination: PaginationByTime, query: ChatListQuery)
+    /// `/_get chat <chatRef>[ content=<tag>] <pagination>[ search=<text>]`.
+    case apiGetChat(chatRef: ChatRef, contentTag: String?, pagination: ChatPagination, search: String?)
+    /// `/_read chat <chatRef>`.
+    case apiChatRead(chatRef: ChatRef)
+    /// `/_contacts <userId>`.
+    case apiListContacts(userId: Int64)
+    /// `/_delete <chatRef>[ full|entity|messages[ notify=on|off]]`, or a JSON ChatDeleteMode.
+    case apiDeleteChat(chatRef: ChatRef, chatDeleteMode: ChatDeleteMode)
+
+    // MARK: servers
+    /// `/smp` or `/xftp`: the active user's servers.
+    case getUserProtoServers(ServerProtocol)
+    /// `/smp <server>[ <server>...]` or `/smp default` (an empty list).
+    case setUserProtoServers(ServerProtocol, servers: [String])
+    /// `/_servers <userId>`.
+    case apiGetUserServers(userId: Int64)
+    /// `/_servers <userId> <json([UpdatedUserOperatorServers])>`, passed on as JSON.
+    case apiSetUserServers(userId: Int64, servers: JSONValue)
+}
+
+/// Which page of a chat's items to load (simplex-chat `ChatPagination`).
+public enum ChatPagination: Sendable, Hashable {
+    /// `count=<n>`: the latest items.
+    case last(count: Int)
+    /// `after=<itemId> count=<n>`.
+    case after(chatItemId: Int64, count: Int)
+    /// `before=<itemId> count=<n>`.
+    case before(chatItemId: Int64, count: Int)
+    /// `around=<itemId> count=<n>`.
+    case around(chatItemId: Int64, count: Int)
+    /// `initial=<n>`: around the first unread item.
+    case initial(count: Int)
+
+    public var commandString: String {
+        switch self {
+        case .last(let n): "count=\(n)"
+        case .after(let id, let n): "after=\(id) count=\(n)"
+        case .before(let id, let n): "before=\(id) count=\(n)"
+        case .around(let id, let n): "around=\(id) count=\(n)"
+        case .initial(let n): "initial=\(n)"
+        }
+    }
+}
+
+/// Which chat previews to load, by last activity (simplex-chat `PaginationByTime`).
+public enum PaginationByTime: Sendable, Hashable {
+    case last(count: Int)
+    case after(ts: UTCTime, count: Int)
+    case before(ts: UTCTime, count: Int)
+
+    /// What `/_get chats` loads when no pagination is given.
+    public static let defaultPagination = PaginationByTime.last(count: 5000)
+
+    public var commandString: String {
+        switch self {
+        case .last(let n): "count=\(n)"
+        case .after(let ts, let n): "after=\(ts.text) count=\(n)"
+        case .before(let ts, let n): "before=\(ts.text) count=\(n)"
+        }
+    }
+}
+
+/// A filter for chat previews (simplex-chat `ChatListQuery`).
+public enum ChatListQuery: Sendable, Hashable, Codable {
+    case filters(favorite: Bool, unread: Bool)
+    case search(search: String)
+
+    /// No filter.
+    public static let none = ChatListQuery.filters(favorite: false, unread: false)
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: JSONKey.self)
+        switch try c.tag() {
+        case "filters": self = try .filters(favorite: c.v("favorite", default: false), unread: c.v("unread", default: false))
+        case "search": self = try .search(search: c.v("search"))
+        case let t: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown ChatListQuery \(t)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKey.self)
+        switch self {
+        case .filters(let f, let u):
+            try c.tag("filters")
+            try c.put(f, "favorite")
+            try c.put(u, "unread")
+        case .search(let s):
+            try c.tag("search")
+            try c.put(s, "search")
+        }
+    }
+}
+
+/// How to delete a chat (TYPES.md ChatDeleteMode); syntax `full|entity|messages[ notify=off]`.
+public enum ChatDeleteMode: Sendable, Hashable, Codable {
+    /// The contact and its messages.
+    case full(notify: Bool)
+    /// The contact, keeping its messages.
+    case entity(notify: Bool)
+    /// Only the messages.
+    case messages
+
+    public var commandString: String {
+        switch self {
+        case .full(let n): "full" + (n ? "" : " notify=off")
+        case .entity(let n): "entity" + (n ? "" : " notify=off")
+        case .messages: "messages"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: JSONKey.self)
+        switch try c.tag() {
+        case "full": self = try .full(notify: c.v("notify", default: true))
+        case "entity": self = try .entity(notify: c.v("notify", default: true))
+        case "messages": self = .messages
+        case let t: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown ChatDeleteMode \(t)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKey.self)
+        switch self {
+        case .full(let n):
+            try c.tag("full")
+            try c.put(n, "notify")
+        case .entity(let n):
+            try c.tag("entity")
+            try c.put(n, "notify")
+        case .messages: try c.tag("messages")
+        }
+    }
+}
+
+extension ChatCommand {
+    /// The canonical text form (what the bot SDKs send); `parse(commandString)` gives the
+    /// command back.
+    public var commandString: String {
+        func onOff(_ b: Bool) -> String { b ? "on" : "off" }
+        func json<T: Encodable>(_ v: T) -> String { (try? ChatJSON.string(v)) ?? "null" }
+        func ids(_ list: [Int64]) -> String { list.map(String.init).joined(separator: ",") }
+        func ttlParam(_ t: Int?) -> String { t.map { " ttl=\($0)" } ?? "" }
+        func pq(_ p: Bool?) -> String { p.map { " pq_ratchet=" + onOff($0) } ?? "" }
+        switch self {
+        case .showActiveUser: return "/user"
+        case .createActiveUser(let u): return "/_create user " + json(u)
+        case .listUsers: return "/users"
+        case .apiSetActiveUser(let id, let pwd): return "/_user \(id)" + (pwd.map { " " + json($0) } ?? "")
+        case .apiDeleteUser(let id, let del, let pwd):
+            return "/_delete user \(id) del_smp=" + onOff(del) + (pwd.map { " " + json($0) } ?? "")
+        case .apiUpdateProfile(let id, let p): return "/_profile \(id) " + json(p)
+        case .apiSetContactPrefs(let id, let p): return "/_set prefs @\(id) " + json(p)
+        case .startChat(let main, let snd): return "/_start main=" + onOff(main) + (snd == main ? "" : " snd_files=" + onOff(snd))
+        case .apiStopChat: return "/_stop"
+        case .apiAddContact(let id, let inc): return "/_connect \(id)" + (inc ? " incognito=on" : "")
+        case .apiConnectPlan(let id, let link): return "/_connect plan \(id) " + link
+        case .apiConnect(let id, let inc, let link): return "/_connect \(id)" + (inc ? " incognito=on" : "") + " " + link.commandString
+        case .addContact(let inc): return "/connect" + (inc ? " incognito" : "")
+        case .connect(let inc, let link): return "/connect" + (inc ? " incognito" : "") + " " + link
+        case .apiAcceptContact(let inc, let id): return "/_accept" + (inc ? " incognito=on" : "") + " \(id)"
+        case .apiRejectContact(let id): return "/_reject \(id)"
+        case .apiSetConnectionIncognito(let id, let inc): return "/_set incognito :\(id) " + onOff(inc)
+        case .apiCreateMyAddress(let id, let p): return "/_address \(id)" + pq(p)
+        case .apiDeleteMyAddress(let id): return "/_delete_address \(id)"
+        case .apiShowMyAddress(let id): return "/_show_address \(id)"
+        case .apiSetProfileAddress(let id, let on): return "/_profile_address \(id) " + onOff(on)
+        case .apiSetAddressSettings(let id, let p, let s): return "/_address_settings \(id)" + pq(p) + " " + json(s)
+        case .apiSendMessages(let ref, let live, let ttl, let msgs):
+            return "/_send " + ref.commandString + (live ? " live=on" : "") + ttlParam(ttl) + " json " + json(msgs)
+        case .apiUpdateChatItem(let ref, let itemId, let live, let msg):
+            return "/_update item " + ref.commandString + " \(itemId)" + (live ? " live=on" : "") + " json " + json(msg)
+        case .apiDeleteChatItem(let ref, let list, let mode):
+            return "/_delete item " + ref.commandString + " " + ids(list) + " " + mode.rawValue
+        case .apiChatItemReaction(let ref, let itemId, let add, let r):
+            return "/_reaction " + ref.commandString + " \(itemId) " + onOff(add) + " " + json(r)
+        case .apiPlanForwardChatItems(let ref, let list): return "/_forward plan " + ref.commandString + " " + ids(list)
+        case .apiForwardChatItems(let to, let from, let list, let ttl):
+            return "/_forward " + to.commandString + " " + from.commandString + " " + ids(list) + ttlParam(ttl)
+        case .apiGetChats(let id, let pcc, let pg, let q):
+            return "/_get chats \(id)" + (pcc ? " pcc=on" : "") + " " + pg.commandString + " " + json(q)
+        case .apiGetChat(let ref, let tag, let pg, let search):
+            return "/_get chat " + ref.commandString + (tag.map { " content=" + $0 } ?? "") + " " + pg.commandString
+                + (search.map { " search=" + $0 } ?? "")
+        case .apiChatRead(let ref): return "/_read chat " + ref.commandString
+        case .apiListContacts(let id): return "/_contacts \(id)"
+        case .apiDeleteChat(let ref, let mode): return "/_delete " + ref.commandString + " " + mode.commandString
+        case .getUserProtoServers(let p): return "/" + p.rawValue
+        case .setUserProtoServers(let p, let servers): return "/" + p.rawValue + " " + (servers.isEmpty ? "default" : servers.joined(separator: " "))
+        case .apiGetUserServers(let id): return "/_servers \(id)"
+        case .apiSetUserServers(let id, let s): return "/_servers \(id) " + json(s)
+        }
+    }
+}

@@ -1,0 +1,237 @@
+/// The answer to a command (COMMANDS.md responses); JSON `{"type": "<tag>", ...fields}`.
+/// `chatCmdError` is the WebSockets form of a failed command; over the C API a failure is
+/// `{"error": <ChatError>}` instead (see `APIResult`).
+public enum ChatResponse: Sendable, Hashable, Codable {
+    case activeUser(user: User)
+    case usersList(users: [UserInfo])
+    case chatStarted
+    case chatRunning
+    case chatStopped
+    case apiChats(user: User, chats: [AChat])
+    case apiChat(user: User, chat: AChat, navInfo: NavigationInfo?)
+    case userServers(user: User, userServers: [UserOperatorServers])
+    case serverTestResult(user: User, testServer: String, testFailure: ProtocolTestFailure?)
+    case newChatItems(user: User, chatItems: [AChatItem])
+    case chatItemUpdated(user: User, chatItem: AChatItem)
+    case chatItemNotChanged(user: User, chatItem: AChatItem)
+    case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
+    case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    case forwardPlan(user: User, itemsCount: Int, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
+    case cmdOk(user_: User?)
+    case contactsList(user: User, contacts: [Contact])
+    case userContactLink(user: User, contactLink: UserContactLink)
+    case userContactLinkUpdated(user: User, contactLink: UserContactLink)
+    case userContactLinkCreated(user: User, connLinkContact: CreatedConnLink)
+    case userContactLinkDeleted(user: User)
+    case contactRequestRejected(user: User, contactRequest: UserContactRequest, contact_: Contact?)
+    case acceptingContactRequest(user: User, contact: Contact)
+    case userProfileUpdated(user: User, fromProfile: Profile, toProfile: Profile, updateSummary: UserProfileUpdateSummary)
+    case userProfileNoChange(user: User)
+    case contactPrefsUpdated(user: User, fromContact: Contact, toContact: Contact)
+    case invitation(user: User, connLinkInvitation: CreatedConnLink, connection: PendingContactConnection)
+    case connectionIncognitoUpdated(user: User, toConnection: PendingContactConnection, customUserProfile: Profile?)
+    case connectionPlan(user: User, connLink: CreatedConnLink, connectionPlan: ConnectionPlan)
+    case sentConfirmation(user: User, connection: PendingContactConnection, customUserProfile: Profile?)
+    case sentInvitation(user: User, connection: PendingContactConnection, customUserProfile: Profile?)
+    case contactAlreadyExists(user: User, contact: Contact)
+    case contactDeleted(user: User, contact: Contact)
+    case contactConnectionDeleted(user: User, connection: PendingContactConnection)
+    case chatCmdError(chatError: ChatError)
+    /// A member of a newer version, kept raw.
+    case unknown(JSONValue)
+
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: JSONKey.self)
+        switch try c.tag() {
+        case "activeUser": self = try .activeUser(user: c.v("user"))
+        case "usersList": self = try .usersList(users: c.v("users"))
+        case "chatStarted": self = .chatStarted
+        case "chatRunning": self = .chatRunning
+        case "chatStopped": self = .chatStopped
+        case "apiChats": self = try .apiChats(user: c.v("user"), chats: c.v("chats"))
+        case "apiChat": self = try .apiChat(user: c.v("user"), chat: c.v("chat"), navInfo: c.opt("navInfo"))
+        case "userServers": self = try .userServers(user: c.v("user"), userServers: c.v("userServers"))
+        case "serverTestResult": self = try .serverTestResult(user: c.v("user"), testServer: c.v("testServer"), testFailure: c.opt("testFailure"))
+        case "newChatItems": self = try .newChatItems(user: c.v("user"), chatItems: c.v("chatItems"))
+        case "chatItemUpdated": self = try .chatItemUpdated(user: c.v("user"), chatItem: c.v("chatItem"))
+        case "chatItemNotChanged": self = try .chatItemNotChanged(user: c.v("user"), chatItem: c.v("chatItem"))
+        case "chatItemReaction": self = try .chatItemReaction(user: c.v("user"), added: c.v("added"), reaction: c.v("reaction"))
+        case "chatItemsDeleted": self = try .chatItemsDeleted(user: c.v("user"), chatItemDeletions: c.v("chatItemDeletions"), byUser: c.v("byUser"), timed: c.v("timed"))
+        case "forwardPlan": self = try .forwardPlan(user: c.v("user"), itemsCount: c.v("itemsCount"), chatItemIds: c.v("chatItemIds"), forwardConfirmation: c.opt("forwardConfirmation"))
+        case "cmdOk": self = try .cmdOk(user_: c.opt("user_"))
+        case "contactsList": self = try .contactsList(user: c.v("user"), contacts: c.v("contacts"))
+        case "userContactLink": self = try .userContactLink(user: c.v("user"), contactLink: c.v("contactLink"))
+        case "userContactLinkUpdated": self = try .userContactLinkUpdated(user: c.v("user"), contactLink: c.v("contactLink"))
+        case "userContactLinkCreated": self = try .userContactLinkCreated(user: c.v("user"), connLinkContact: c.v("connLinkContact"))
+        case "userContactLinkDeleted": self = try .userContactLinkDeleted(user: c.v("user"))
+        case "contactRequestRejected": self = try .contactRequestRejected(user: c.v("user"), contactRequest: c.v("contactRequest"), contact_: c.opt("contact_"))
+        case "acceptingContactRequest": self = try .acceptingContactRequest(user: c.v("user"), contact: c.v("contact"))
+        case "userProfileUpdated": self = try .userProfileUpdated(user: c.v("user"), fromProfile: c.v("fromProfile"), toProfile: c.v("toProfile"), updateSummary: c.v("updateSummary"))
+        case "userProfileNoChange": self = try .userProfileNoChange(user: c.v("user"))
+        case "contactPrefsUpdated": self = try .contactPrefsUpdated(user: c.v("user"), fromContact: c.v("fromContact"), toContact: c.v("toContact"))
+        case "invitation": self = try .invitation(user: c.v("user"), connLinkInvitation: c.v("connLinkInvitation"), connection: c.v("connection"))
+        case "connectionIncognitoUpdated": self = try .connectionIncognitoUpdated(user: c.v("user"), toConnection: c.v("toConnection"), customUserProfile: c.opt("customUserProfile"))
+        case "connectionPlan": self = try .connectionPlan(user: c.v("user"), connLink: c.v("connLink"), connectionPlan: c.v("connectionPlan"))
+        case "sentConfirmation": self = try .sentConfirmation(user: c.v("user"), connection: c.v("connection"), customUserProfile: c.opt("customUserProfile"))
+        case "sentInvitation": self = try .sentInvitation(user: c.v("user"), connection: c.v("connection"), customUserProfile: c.opt("customUserProfile"))
+        case "contactAlreadyExists": self = try .contactAlreadyExists(user: c.v("user"), contact: c.v("contact"))
+        case "contactDeleted": self = try .contactDeleted(user: c.v("user"), contact: c.v("contact"))
+        case "contactConnectionDeleted": self = try .contactConnectionDeleted(user: c.v("user"), connection: c.v("connection"))
+        case "chatCmdError": self = try .chatCmdError(chatError: c.v("chatError"))
+        default: self = try .unknown(rawJSON(decoder))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if case .unknown(let json) = self {
+            try json.encode(to: encoder)
+            return
+        }
+        var c = encoder.container(keyedBy: JSONKey.self)
+        switch self {
+        case .activeUser(let user):
+            try c.tag("activeUser")
+            try c.put(user, "user")
+        case .usersList(let users):
+            try c.tag("usersList")
+            try c.put(users, "users")
+        case .chatStarted: try c.tag("chatStarted")
+        case .chatRunning: try c.tag("chatRunning")
+        case .chatStopped: try c.tag("chatStopped")
+        case .apiChats(let user, let chats):
+            try c.tag("apiChats")
+            try c.put(user, "user")
+            try c.put(chats, "chats")
+        case .apiChat(let user, let chat, let navInfo):
+            try c.tag("apiChat")
+            try c.put(user, "user")
+            try c.put(chat, "chat")
+            try c.put(navInfo, "navInfo")
+        case .userServers(let user, let userServers):
+            try c.tag("userServers")
+            try c.put(user, "user")
+            try c.put(userServers, "userServers")
+        case .serverTestResult(let user, let testServer, let testFailure):
+            try c.tag("serverTestResult")
+            try c.put(user, "user")
+            try c.put(testServer, "testServer")
+            try c.put(testFailure, "testFailure")
+        case .newChatItems(let user, let chatItems):
+            try c.tag("newChatItems")
+            try c.put(user, "user")
+            try c.put(chatItems, "chatItems")
+        case .chatItemUpdated(let user, let chatItem):
+            try c.tag("chatItemUpdated")
+            try c.put(user, "user")
+            try c.put(chatItem, "chatItem")
+        case .chatItemNotChanged(let user, let chatItem):
+            try c.tag("chatItemNotChanged")
+            try c.put(user, "user")
+            try c.put(chatItem, "chatItem")
+        case .chatItemReaction(let user, let added, let reaction):
+            try c.tag("chatItemReaction")
+            try c.put(user, "user")
+            try c.put(added, "added")
+            try c.put(reaction, "reaction")
+        case .chatItemsDeleted(let user, let chatItemDeletions, let byUser, let timed):
+            try c.tag("chatItemsDeleted")
+            try c.put(user, "user")
+            try c.put(chatItemDeletions, "chatItemDeletions")
+            try c.put(byUser, "byUser")
+            try c.put(timed, "timed")
+        case .forwardPlan(let user, let itemsCount, let chatItemIds, let forwardConfirmation):
+            try c.tag("forwardPlan")
+            try c.put(user, "user")
+            try c.put(itemsCount, "itemsCount")
+            try c.put(chatItemIds, "chatItemIds")
+            try c.put(forwardConfirmation, "forwardConfirmation")
+        case .cmdOk(let user_):
+            try c.tag("cmdOk")
+            try c.put(user_, "user_")
+        case .contactsList(let user, let contacts):
+            try c.tag("contactsList")
+            try c.put(user, "user")
+            try c.put(contacts, "contacts")
+        case .userContactLink(let user, let contactLink):
+            try c.tag("userContactLink")
+            try c.put(user, "user")
+            try c.put(contactLink, "contactLink")
+        case .userContactLinkUpdated(let user, let contactLink):
+            try c.tag("userContactLinkUpdated")
+            try c.put(user, "user")
+            try c.put(contactLink, "contactLink")
+        case .userContactLinkCreated(let user, let connLinkContact):
+            try c.tag("userContactLinkCreated")
+            try c.put(user, "user")
+            try c.put(connLinkContact, "connLinkContact")
+        case .userContactLinkDeleted(let user):
+            try c.tag("userContactLinkDeleted")
+            try c.put(user, "user")
+        case .contactRequestRejected(let user, let contactRequest, let contact_):
+            try c.tag("contactRequestRejected")
+            try c.put(user, "user")
+            try c.put(contactRequest, "contactRequest")
+            try c.put(contact_, "contact_")
+        case .acceptingContactRequest(let user, let contact):
+            try c.tag("acceptingContactRequest")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+        case .userProfileUpdated(let user, let fromProfile, let toProfile, let updateSummary):
+            try c.tag("userProfileUpdated")
+            try c.put(user, "user")
+            try c.put(fromProfile, "fromProfile")
+            try c.put(toProfile, "toProfile")
+            try c.put(updateSummary, "updateSummary")
+        case .userProfileNoChange(let user):
+            try c.tag("userProfileNoChange")
+            try c.put(user, "user")
+        case .contactPrefsUpdated(let user, let fromContact, let toContact):
+            try c.tag("contactPrefsUpdated")
+            try c.put(user, "user")
+            try c.put(fromContact, "fromContact")
+            try c.put(toContact, "toContact")
+        case .invitation(let user, let connLinkInvitation, let connection):
+            try c.tag("invitation")
+            try c.put(user, "user")
+            try c.put(connLinkInvitation, "connLinkInvitation")
+            try c.put(connection, "connection")
+        case .connectionIncognitoUpdated(let user, let toConnection, let customUserProfile):
+            try c.tag("connectionIncognitoUpdated")
+            try c.put(user, "user")
+            try c.put(toConnection, "toConnection")
+            try c.put(customUserProfile, "customUserProfile")
+        case .connectionPlan(let user, let connLink, let connectionPlan):
+            try c.tag("connectionPlan")
+            try c.put(user, "user")
+            try c.put(connLink, "connLink")
+            try c.put(connectionPlan, "connectionPlan")
+        case .sentConfirmation(let user, let connection, let customUserProfile):
+            try c.tag("sentConfirmation")
+            try c.put(user, "user")
+            try c.put(connection, "connection")
+            try c.put(customUserProfile, "customUserProfile")
+        case .sentInvitation(let user, let connection, let customUserProfile):
+            try c.tag("sentInvitation")
+            try c.put(user, "user")
+            try c.put(connection, "connection")
+            try c.put(customUserProfile, "customUserProfile")
+        case .contactAlreadyExists(let user, let contact):
+            try c.tag("contactAlreadyExists")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+        case .contactDeleted(let user, let contact):
+            try c.tag("contactDeleted")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+        case .contactConnectionDeleted(let user, let connection):
+            try c.tag("contactConnectionDeleted")
+            try c.put(user, "user")
+            try c.put(connection, "connection")
+        case .chatCmdError(let chatError):
+            try c.tag("chatCmdError")
+            try c.put(chatError, "chatError")
+        case .unknown: break
+        }
+    }
+}

@@ -1,0 +1,330 @@
+import DoubleRatchet
+import Foundation
+import GRDB
+import SimplexFoundation
+import SMPClient
+import SMPProtocol
+import SMPTransport
+
+/// The connection procedure of agent-protocol.md: create, join, allow, contact requests, delete.
+extension SMPAgent {
+    /// Creates a receiving queue and returns its link: a 1-time invitation (with the ratchet's
+    /// X3DH keys) or a contact address that any number of people can use.
+    public func createConnection(mode: ConnectionMode = .invitation, pqSupport: Bool? = nil, userId: Int64 = 1)
+        async throws(AgentError) -> (connId: String, link: ConnectionRequestURI)
+    {
+        let pq = pqSupport ?? config.pqSupport
+        let server = try pickServer()
+        let new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure)
+        var x3dh: E2EPrivateParams?
+        var e2eURI: E2ERatchetParamsURI?
+        if mode == .invitation {
+            do {
+                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && config.pqInInvitation)
+                x3dh = p
+                e2eURI = E2ERatchetParamsURI(p.publicParams)
+            } catch {
+                throw .internalError("ratchet keys: \(error)")
+            }
+        }
+        let queueURI = SMPQueueURI(server: server, senderId: new.created.senderId, clientVersions: SMPClientVersion.supported,
+                                   dhPublicKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
+        let link: ConnectionRequestURI
+        do {
+            link = try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: AgentVersion.supported,
+                                            queues: [queueURI], e2eParams: e2eURI, clientData: nil)
+        } catch {
+            throw .link(error)
+        }
+        let connId = newId()
+        let conn = ConnectionRecord(connId: connId, mode: mode, initiator: true, status: mode == .contact ? .contact : .new,
+                                    pqSupport: pq, userId: userId, ownLink: link.uriString)
+        let rq = new.record(connId: connId)
+        let x3dhBytes: Data?
+        do { x3dhBytes = try x3dh.map { Data(try $0.encoded()) } } catch { throw .internalError("\(error)") }
+        try write { db in
+            try conn.insert(db)
+            try rq.insert(db)
+            if mode == .invitation { try RatchetRecord(connId: connId, x3dhPrivate: x3dhBytes, ratchetState: nil).insert(db) }
+        }
+        return (connId, link)
+    }
+
+    /// Joins from a link. An invitation: secure the peer's queue when it allows it (SKEY), create
+    /// our reply queue, queue our confirmation. A contact address: create a new connection and
+    /// send its invitation to the address; the owner answers with a confirmation (CONF).
+    public func joinConnection(link: ConnectionRequestURI, connInfo: [UInt8], pqSupport: Bool? = nil, userId: Int64 = 1)
+        async throws(AgentError) -> String
+    {
+        let pq = pqSupport ?? config.pqSupport
+        guard link.agentVersions.intersection(AgentVersion.supported) != nil else { throw .agent(.version) }
+        switch link.mode {
+        case .invitation:
+            return try await joinInvitation(link: link, connInfo: connInfo, pq: pq, userId: userId)
+        case .contact:
+            return try await joinContact(link: link, connInfo: connInfo, pq: pq, userId: userId)
+        }
+    }
+
+    /// Parses a link string and joins it; a bad link is `.link(...)`.
+    public func joinConnection(link: String, connInfo: [UInt8], pqSupport: Bool? = nil, userId: Int64 = 1) async throws(AgentError) -> String {
+        let parsed: ConnectionRequestURI
+        do { parsed = try ConnectionRequestURI(parsing: link) } catch { throw .link(error) }
+        return try await joinConnection(link: parsed, connInfo: connInfo, pqSupport: pqSupport, userId: userId)
+    }
+
+    func joinInvitation(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
+        guard let e2e = link.e2eParams else { throw .link(.missingE2EParameters) }
+        guard let e2eRange = e2e.versions.intersection(VersionRange(E2EVersion.supported)) else { throw .agent(.version) }
+        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
+            throw .agent(.version)
+        }
+        let peer = e2e.params(version: e2eRange.max)
+        let own: E2EPrivateParams
+        var ratchet: PQRatchet
+        do {
+            own = try PQRatchet.generateSenderParams(replyingTo: peer, pqSupport: pq)
+            ratchet = try PQRatchet.initSend(own: own, peer: peer)
+        } catch {
+            throw .agent(.crypto("\(error)"))
+        }
+        let server = q.server.description
+        let sndKey: PrivateAuthKey
+        let sndE2E = X25519PrivateKey()
+        let secret: [UInt8]
+        do {
+            sndKey = try PrivateAuthKey.generate(.ed25519)
+            secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
+        } catch {
+            throw .agent(.crypto("\(error)"))
+        }
+        // Fast procedure: secure the queue ourselves first, so nobody else can use the link.
+        let senderSecures = q.senderCanSecure && clientRange.max >= SMPClientVersion.senderAuthKey
+        if senderSecures {
+            do {
+                try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+            } catch {
+                if case .smp(_, .auth) = error { throw .connection(.notAvailable, "the invitation was already used") }
+                throw error
+            }
+        }
+        let replyServer = try pickServer()
+        let reply = try await newRcvQueue(server: replyServer, senderCanSecure: config.senderCanSecure)
+        let replyInfo = SMPQueueInfo(clientVersion: SMPClientVersion.current, server: replyServer, senderId: reply.created.senderId,
+                                     dhPublicKey: reply.e2e.publicKey, senderCanSecure: reply.created.senderCanSecure)
+        let connId = newId()
+        let agentMsg = AgentMessage.connInfoReply(queues: [replyInfo], info: connInfo)
+        let envelope: [UInt8]
+        let plain: [UInt8]
+        do {
+            plain = try agentMsg.smpEncoded()
+            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(pq: pq))
+            envelope = try AgentMsgEnvelope.confirmation(agentVersion: AgentVersion.current, e2eParams: own.publicParams, encConnInfo: enc).smpEncoded()
+        } catch {
+            throw .internalError("confirmation: \(error)")
+        }
+        let state = try serialize(ratchet)
+        let conn = ConnectionRecord(connId: connId, mode: .invitation, initiator: false, status: .joined, pqSupport: pq, userId: userId, ownLink: nil)
+        let rq = reply.record(connId: connId)
+        let sq = SndQueueRecord(sndQueueId: nil, connId: connId, server: server, sndId: Data(q.senderId), sndPrivateKey: Data(sndKey.pkcs8Encoded),
+                                e2ePrivateKey: Data(sndE2E.rawRepresentation), e2eDhSecret: Data(secret), sndSecure: senderSecures,
+                                status: senderSecures ? .secured : .new, smpClientVersion: Int(clientRange.max))
+        try write { db in
+            try conn.insert(db)
+            try rq.insert(db)
+            try sq.insert(db)
+            try RatchetRecord(connId: connId, x3dhPrivate: nil, ratchetState: state).insert(db)
+            self.ratchetPending[connId] = ratchet
+            _ = try self.storeSndMessage(db, connId: connId, type: .confirmation, plain: plain, envelope: envelope)
+        }
+        wake(connId)
+        return connId
+    }
+
+    func joinContact(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
+        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
+            throw .agent(.version)
+        }
+        let (connId, invitation) = try await createConnection(mode: .invitation, pqSupport: pq, userId: userId)
+        do {
+            let body = try AgentMsgEnvelope.invitation(agentVersion: AgentVersion.current, connReq: invitation, connInfo: connInfo).smpEncoded()
+            let bytes = try QueueCrypto.sealOnce(ClientMessage(privHeader: .empty, body: body), recipientDhKey: q.dhPublicKey, version: clientRange.max)
+            try await smp(q.server.description) { c throws(SMPClientError) in
+                try await c.send(senderId: q.senderId, key: nil, notification: true, body: bytes)
+            }
+        } catch {
+            try? write { db in _ = try ConnectionRecord.deleteOne(db, key: connId) }
+            if let e = error as? AgentError { throw e }
+            throw .internalError("contact request: \(error)")
+        }
+        return connId
+    }
+
+    /// The initiator accepts the joiner's confirmation: secure our queue with the joiner's key
+    /// (standard procedure), connect to its reply queue, queue our own confirmation.
+    public func allowConnection(connId: String, confirmationId: String, connInfo: [UInt8]) async throws(AgentError) {
+        let (conn, conf, rq) = try store.read { db in
+            guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+            guard let conf = try ConfirmationRecord.fetchOne(db, key: confirmationId), conf.connId == connId else {
+                throw AgentError.connection(.notFound, "confirmation \(confirmationId)")
+            }
+            guard conn.status == .confirmed, !conf.accepted else { throw AgentError.command(.prohibited, "connection is \(conn.status)") }
+            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
+                throw AgentError.internalError("no receive queue")
+            }
+            return (conn, conf, rq)
+        }
+        let replyQueues: [SMPQueueInfo]
+        do { replyQueues = try SMPQueueInfo.decodeList([UInt8](conf.replyQueues)) } catch { throw .agent(.message("reply queues: \(error)")) }
+        guard let q = replyQueues.first, q.clientVersion >= SMPClientVersion.supported.min else { throw .agent(.version) }
+        if let k = conf.senderKey {
+            let senderKey: AnyPublicKey
+            do { senderKey = try AnyPublicKey(x509Encoded: [UInt8](k), allowing: AnyPublicKey.authAlgorithms) } catch {
+                throw .agent(.message("sender key: \(error)"))
+            }
+            let rkey = try authKey(rq.rcvPrivateKey)
+            try await smp(rq.server) { c throws(SMPClientError) in try await c.secure(recipientId: [UInt8](rq.rcvId), key: rkey, senderKey: senderKey) }
+        }
+        let sndKey: PrivateAuthKey
+        let sndE2E = X25519PrivateKey()
+        let secret: [UInt8]
+        do {
+            sndKey = try PrivateAuthKey.generate(.ed25519)
+            secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
+        } catch {
+            throw .agent(.crypto("\(error)"))
+        }
+        let server = q.server.description
+        let senderSecures = q.senderCanSecure && q.clientVersion >= SMPClientVersion.senderAuthKey
+        if senderSecures {
+            try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+        }
+        var ratchet = try loadRatchet(connId)
+        let plain: [UInt8]
+        let envelope: [UInt8]
+        do {
+            plain = try AgentMessage.connInfo(connInfo).smpEncoded()
+            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(pq: conn.pqSupport))
+            envelope = try AgentMsgEnvelope.confirmation(agentVersion: AgentVersion.current, e2eParams: nil, encConnInfo: enc).smpEncoded()
+        } catch {
+            throw .internalError("confirmation: \(error)")
+        }
+        let sq = SndQueueRecord(sndQueueId: nil, connId: connId, server: server, sndId: Data(q.senderId), sndPrivateKey: Data(sndKey.pkcs8Encoded),
+                                e2ePrivateKey: Data(sndE2E.rawRepresentation), e2eDhSecret: Data(secret), sndSecure: senderSecures,
+                                status: senderSecures ? .secured : .new, smpClientVersion: Int(q.clientVersion))
+        try write { db in
+            try db.run("UPDATE confirmations SET accepted = 1 WHERE confirmation_id = ?", [confirmationId])
+            try db.run("UPDATE rcv_queues SET status = 'secured' WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+            try db.run("UPDATE connections SET status = 'allowed' WHERE conn_id = ?", [connId])
+            try sq.insert(db)
+            try self.saveRatchet(in: db, connId, ratchet)
+            _ = try self.storeSndMessage(db, connId: connId, type: .confirmation, plain: plain, envelope: envelope)
+        }
+        wake(connId)
+    }
+
+    /// Accepts a request from our contact address: joins the requester's invitation.
+    public func acceptContact(invitationId: String, connInfo: [UInt8], pqSupport: Bool? = nil) async throws(AgentError) -> String {
+        let (inv, userId) = try store.read { db in
+            guard let inv = try InvitationRecord.fetchOne(db, key: invitationId), !inv.accepted else {
+                throw AgentError.connection(.notFound, "invitation \(invitationId)")
+            }
+            let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM connections WHERE conn_id = ?", arguments: [inv.contactConnId]) ?? 1
+            return (inv, userId)
+        }
+        let link: ConnectionRequestURI
+        do { link = try ConnectionRequestURI(parsing: inv.connRequest) } catch { throw .link(error) }
+        let connId = try await joinInvitation(link: link, connInfo: connInfo, pq: pqSupport ?? config.pqSupport, userId: userId)
+        try write { db in
+            try db.run("UPDATE invitations SET accepted = 1 WHERE invitation_id = ?", [invitationId])
+        }
+        return connId
+    }
+
+    /// Rejects a request from our contact address; the requester is told nothing.
+    public func rejectContact(invitationId: String) throws(AgentError) {
+        let deleted = try write { db in try InvitationRecord.deleteOne(db, key: invitationId) }
+        if !deleted { throw .connection(.notFound, "invitation \(invitationId)") }
+    }
+
+    /// Deletes the connection: its queues at the relays (best effort: an unreachable relay
+    /// expires them) and every local record.
+    public func deleteConnection(connId: String) async throws(AgentError) {
+        let rqs = try store.read { db in
+            guard try ConnectionRecord.exists(db, key: connId) else { throw AgentError.connection(.notFound, connId) }
+            return try RcvQueueRecord.filter(Column("conn_id") == connId).fetchAll(db)
+        }
+        if let w = workers.removeValue(forKey: connId) { w.task.cancel(); w.wakeup.finish() }
+        for rq in rqs {
+            guard let key = try? authKey(rq.rcvPrivateKey), let c = try? client(rq.server) else { continue }
+            c.forget(recipientId: [UInt8](rq.rcvId))
+            try? await c.delete(recipientId: [UInt8](rq.rcvId), key: key)
+        }
+        _ = try write { db in try ConnectionRecord.deleteOne(db, key: connId) }
+        emit(connId, .del)
+    }
+
+    // MARK: helpers
+
+    struct NewRcvQueue {
+        let server: SMPServerAddress
+        let created: CreatedQueue
+        let rcvKey: PrivateAuthKey
+        let e2e: X25519PrivateKey
+
+        func record(connId: String) -> RcvQueueRecord {
+            RcvQueueRecord(rcvQueueId: nil, connId: connId, server: server.description, rcvId: Data(created.recipientId),
+                           sndId: Data(created.senderId), rcvPrivateKey: Data(rcvKey.pkcs8Encoded), rcvDhSecret: Data(created.rcvDhSecret),
+                           e2ePrivateKey: Data(e2e.rawRepresentation), e2eDhSecret: nil, sndKey: nil, sndSecure: created.senderCanSecure,
+                           status: .new, smpClientVersion: Int(SMPClientVersion.current))
+        }
+    }
+
+    /// NEW on `server`, subscribed: the queue's messages arrive as client events.
+    func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool) async throws(AgentError) -> NewRcvQueue {
+        let rcvKey: PrivateAuthKey
+        do { rcvKey = try PrivateAuthKey.generate(.ed25519) } catch { throw .internalError("\(error)") }
+        let dh = X25519PrivateKey()
+        let auth = config.basicAuth
+        let created = try await smp(server.description) { c throws(SMPClientError) in
+            try await c.createQueue(recipientKey: rcvKey, dhKey: dh, subscribe: true, senderCanSecure: senderCanSecure, basicAuth: auth)
+        }
+        return NewRcvQueue(server: server, created: created, rcvKey: rcvKey, e2e: X25519PrivateKey())
+    }
+
+    func authKey(_ pkcs8: Data) throws(AgentError) -> PrivateAuthKey {
+        do { return try PrivateAuthKey(pkcs8Encoded: [UInt8](pkcs8)) } catch { throw .store("bad stored key: \(error)") }
+    }
+
+    func serialize(_ r: PQRatchet) throws(AgentError) -> Data {
+        do { return Data(try r.serialized()) } catch { throw .internalError("ratchet state: \(error)") }
+    }
+
+    func loadRatchet(_ connId: String) throws(AgentError) -> PQRatchet {
+        if let r = ratchetCache[connId] { return r }
+        let data = try store.read { db in try RatchetRecord.fetchOne(db, key: connId)?.ratchetState }
+        guard let data else { throw .internalError("no ratchet for \(connId)") }
+        do {
+            let r = try PQRatchet(serialized: [UInt8](data))
+            ratchetCache[connId] = r
+            return r
+        } catch {
+            throw .store("ratchet state: \(error)")
+        }
+    }
+
+    /// Appends an outgoing message to the connection's sequence: next ids, hash chain, pending.
+    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8]) throws -> Int64 {
+        guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+        conn.lastInternalMsgId += 1
+        let hash = Data(CryptoHash.sha256(plain))
+        let msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,
+                                   msgType: type, msgHash: hash, envelope: Data(envelope), status: .pending,
+                                   createdAt: Date().timeIntervalSince1970)
+        conn.lastSndMsgId += 1
+        conn.lastSndMsgHash = hash
+        try db.saveCounters(conn)
+        try db.insertSndMessage(msg)
+        return msg.internalId
+    }
+}

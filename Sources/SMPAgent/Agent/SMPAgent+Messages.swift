@@ -1,0 +1,230 @@
+import DoubleRatchet
+import Foundation
+import GRDB
+import SimplexFoundation
+import SMPClient
+import SMPProtocol
+
+/// Sending and acknowledging messages.
+extension SMPAgent {
+    /// Queues a user message (A_MSG) and returns its id; SENT or MERR reports the outcome.
+    /// The message is encrypted and stored before this returns, so it survives a restart.
+    public func sendMessage(connId: String, body: [UInt8]) throws(AgentError) -> Int64 {
+        let id = try write { db in
+            guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+            guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM snd_queues WHERE conn_id = ?"), arguments: [connId]) ?? 0 > 0
+            else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
+            return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
+        }
+        wake(connId)
+        return id
+    }
+
+    /// Marks a received message as processed and lets the relay delete it (delivering the next
+    /// one). With `receipt`, the sender gets a RCVD event carrying it.
+    public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
+        let (msg, rq, already) = try write { db in
+            guard var m = try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND internal_id = ?", [connId, msgId]) else {
+                throw AgentError.connection(.notFound, "message \(msgId)")
+            }
+            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
+                throw AgentError.internalError("no receive queue")
+            }
+            let already = m.userAck
+            if !already {
+                m.userAck = true
+                try db.run("UPDATE rcv_messages SET user_ack = 1 WHERE conn_id = ? AND internal_id = ?", [connId, msgId])
+                if let receipt {
+                    let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
+                    _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                }
+            }
+            return (m, rq, already)
+        }
+        if receipt != nil && !already { wake(connId) }
+        let key = try authKey(rq.rcvPrivateKey)
+        do {
+            try await smp(rq.server) { c throws(SMPClientError) in
+                try await c.ack(recipientId: [UInt8](rq.rcvId), key: key, msgId: [UInt8](msg.brokerId))
+            }
+        } catch {
+            // Not at the relay any more (NO_MSG), or unreachable: the ack is stored; a
+            // redelivery of this message is acknowledged again when it arrives.
+            if case .smp(_, .noMessage) = error { return }
+            if case .broker(_, .closed) = error { return }
+            if error.isTemporary { return }
+            throw error
+        }
+    }
+
+    /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
+    /// ratchet and stores it pending, all in the caller's transaction.
+    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType) throws -> Int64 {
+        guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+        var ratchet = try self.ratchet(in: db, connId)
+        let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
+        let plain = try AgentMessage.message(header, message).smpEncoded()
+        let length = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport)
+        guard PQRatchet.canPad(plain.count, paddedLength: length) else { throw AgentError.command(.size, "message too large") }
+        let enc: [UInt8]
+        do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
+        let envelope = try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
+        try saveRatchet(in: db, connId, ratchet)
+        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope)
+    }
+}
+
+/// A connection's sender: sends its pending messages in order, one at a time, retrying with
+/// backoff while the relay is unreachable.
+struct DeliveryWorker {
+    let server: String
+    let task: Task<Void, Never>
+    let wakeup: AsyncStream<Void>.Continuation
+}
+
+extension SMPAgent {
+    /// Starts the connection's delivery worker or nudges it.
+    func wake(_ connId: String) {
+        if let w = workers[connId] {
+            w.wakeup.yield()
+            return
+        }
+        guard !stopped else { return }
+        let server = (try? store.read { db in
+            try String.fetchOne(db, sql: "SELECT server FROM snd_queues WHERE conn_id = ?", arguments: [connId])
+        }) ?? nil
+        guard let server else { return }
+        let (stream, cont) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { await self.deliver(connId: connId, wakeups: stream) }
+        workers[connId] = DeliveryWorker(server: server, task: task, wakeup: cont)
+    }
+
+    private enum Next {
+        case send(SndMessageRecord, SndQueueRecord)
+        case idle
+    }
+
+    private func deliver(connId: String, wakeups: AsyncStream<Void>) async {
+        var iterator = wakeups.makeAsyncIterator()
+        var delay = config.retryInterval
+        while !Task.isCancelled, !stopped {
+            let next: Next
+            do {
+                next = try store.read { db -> Next in
+                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId]),
+                        let sq = try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE conn_id = ?", [connId])
+                    else { return .idle }
+                    return .send(m, sq)
+                }
+            } catch {
+                return
+            }
+            guard case .send(let msg, let sq) = next else {
+                if await iterator.next() == nil { return }
+                continue
+            }
+            do {
+                try await send(msg, sq)
+                delay = config.retryInterval
+                await sent(msg, sq)
+            } catch {
+                if Task.isCancelled || stopped { return }
+                if error.isTemporary || isQuota(error) {
+                    // Wait for the back-off, or until a reconnect / QCONT wakes us.
+                    let d = isQuota(error) ? config.maxRetryInterval : delay
+                    delay = min(delay * 2, config.maxRetryInterval)
+                    let sleeper = Task { try? await Task.sleep(nanoseconds: UInt64(d * 1e9)) }
+                    let cont = workers[connId]?.wakeup
+                    Task { await sleeper.value; cont?.yield() }
+                    if await iterator.next() == nil { return }
+                    sleeper.cancel()
+                } else {
+                    failed(msg, error)
+                }
+            }
+        }
+    }
+
+    private func isQuota(_ e: AgentError) -> Bool {
+        if case .smp(_, .quota) = e { return true }
+        return false
+    }
+
+    /// Wraps the stored envelope in the per-queue crypto_box layer and SENDs it.
+    private func send(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async throws(AgentError) {
+        guard let envelope = msg.envelope else { return }
+        let key = try authKey(sq.sndPrivateKey)
+        let bytes: [UInt8]
+        do {
+            let e2e = try X25519PrivateKey(rawRepresentation: [UInt8](sq.e2ePrivateKey))
+            let boxKey = try CryptoBoxKey(dhSecret: [UInt8](sq.e2eDhSecret))
+            if msg.msgType == .confirmation {
+                // Unsecured queue: the recipient KEYs it with the key we put in the header.
+                let priv: PrivHeader = sq.status == .new ? .senderKey(key.publicKey) : .empty
+                bytes = try QueueCrypto.seal(ClientMessage(privHeader: priv, body: [UInt8](envelope)), key: boxKey,
+                                             version: UInt16(sq.smpClientVersion), senderDhKey: e2e.publicKey)
+            } else {
+                bytes = try QueueCrypto.seal(ClientMessage(privHeader: .empty, body: [UInt8](envelope)), key: boxKey,
+                                             version: UInt16(sq.smpClientVersion), senderDhKey: nil)
+            }
+        } catch {
+            throw .internalError("seal: \(error)")
+        }
+        let authorize = sq.status != .new
+        let notification = msg.msgType == .message || msg.msgType == .confirmation || msg.msgType == .hello
+        try await smp(sq.server) { c throws(SMPClientError) in
+            try await c.send(senderId: [UInt8](sq.sndId), key: authorize ? key : nil, notification: notification, body: bytes)
+        }
+    }
+
+    /// Records the delivery and moves the procedure on (HELLO and confirmations change state).
+    private func sent(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async {
+        var connected: Bool?
+        do {
+            connected = try write { db -> Bool? in
+                try db.run("UPDATE snd_messages SET status = 'sent', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
+                guard let conn = try db.connectionRecord(msg.connId) else { return nil }
+                switch msg.msgType {
+                case .confirmation:
+                    if sq.status == .new {
+                        try db.run("UPDATE snd_queues SET status = 'confirmed' WHERE snd_queue_id = ?", [sq.sndQueueId])
+                    } else if conn.initiator && sq.sndSecure {
+                        // Fast procedure: both queues are secured by their senders; we are done.
+                        try db.run("UPDATE snd_queues SET status = 'active' WHERE snd_queue_id = ?", [sq.sndQueueId])
+                        try db.run("UPDATE rcv_queues SET status = 'active' WHERE conn_id = ?", [msg.connId])
+                        return try self.setActive(db, msg.connId)
+                    }
+                case .hello:
+                    try db.run("UPDATE snd_queues SET status = 'active' WHERE snd_queue_id = ?", [sq.sndQueueId])
+                    let rqActive = try Bool.fetchOne(db.cachedStatement(sql: "SELECT status = 'active' FROM rcv_queues WHERE conn_id = ?"), arguments: [msg.connId]) ?? false
+                    if rqActive { return try self.setActive(db, msg.connId) }
+                default:
+                    break
+                }
+                return nil
+            }
+        } catch {
+            emit(msg.connId, .err(AgentError.wrapStore(error)))
+        }
+        if msg.msgType == .message { emit(msg.connId, .sent(msgId: msg.internalId)) }
+        if let pq = connected { emit(msg.connId, .con(pqEncryption: pq)) }
+    }
+
+    private func failed(_ msg: SndMessageRecord, _ error: AgentError) {
+        try? write { db in
+            try db.run("UPDATE snd_messages SET status = 'failed', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
+        }
+        if msg.msgType == .message {
+            emit(msg.connId, .merr(msgId: msg.internalId, error))
+        } else {
+            emit(msg.connId, .err(error))
+        }
+    }
+
+    /// Marks the connection established; returns whether the ratchet uses PQ KEM now.
+    func setActive(_ db: Database, _ connId: String) throws -> Bool {
+        try db.run("UPDATE connections SET status = 'active' WHERE conn_id = ?", [connId])
+        return (try? ratchet(in: db, connId))?.pqEncryption ?? false
+    }
+}

@@ -1,0 +1,321 @@
+import DoubleRatchet
+import Foundation
+import GRDB
+import SimplexFoundation
+import SMPClient
+import SMPProtocol
+import SMPTransport
+
+/// Processing of messages from our receiving queues. The relay holds each message until we ACK
+/// it, so every branch commits its state first and ACKs after; a crash in between only means the
+/// relay delivers the message again, and the duplicate checks below recognise it.
+extension SMPAgent {
+    /// What to do with the relay after a message was processed.
+    enum AfterReceive {
+        /// ACK now (agent-internal messages, duplicates, garbage).
+        case ack
+        /// The layer above acknowledges it with ackMessage.
+        case waitForUser
+    }
+
+    func receive(server: String, _ m: ReceivedMessage) async {
+        let found = try? store.read { db in
+            try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE server = ? AND rcv_id = ?", [server, Data(m.recipientId)])
+        }
+        guard let rq = found ?? nil else { return }
+        var events: [AgentEventKind] = []
+        var after = AfterReceive.ack
+        var followUp: (@Sendable () async -> Void)?
+        do {
+            (after, events, followUp) = try process(rq, m)
+        } catch {
+            events = [.err(error)]
+            after = .ack
+        }
+        for e in events { emit(rq.connId, e) }
+        if after == .ack, let key = try? authKey(rq.rcvPrivateKey) {
+            try? await clients[server]?.ack(recipientId: m.recipientId, key: key, msgId: m.msgId)
+        }
+        if let followUp { await followUp() }
+    }
+
+    private typealias Outcome = (AfterReceive, [AgentEventKind], (@Sendable () async -> Void)?)
+
+    private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage) throws(AgentError) -> Outcome {
+        guard let body = m.body else { return try quotaReached(rq) }
+        // A message we stored before (our ACK was lost, or we crashed before it).
+        if let dup = try store.read({ db in
+            try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND broker_id = ?", [rq.connId, Data(m.msgId)])
+        }) {
+            if dup.userAck { return (.ack, [], nil) }
+            return (.waitForUser, [.msg(meta(dup), body: [UInt8](dup.body))], nil)
+        }
+        let env: ClientMsgEnvelope
+        let client: ClientMessage
+        do {
+            (env, client) = try QueueCrypto.open(body) { (e: ClientMsgEnvelope) throws -> CryptoBoxKey in
+                if let dh = e.senderDhKey {
+                    let own = try X25519PrivateKey(rawRepresentation: [UInt8](rq.e2ePrivateKey))
+                    return try CryptoBoxKey(dhSecret: try own.sharedSecret(with: dh))
+                }
+                guard let secret = rq.e2eDhSecret else { throw AgentError.agent(.prohibited("message before confirmation")) }
+                return try CryptoBoxKey(dhSecret: [UInt8](secret))
+            }
+        } catch {
+            if let e = error as? AgentError { throw e }
+            throw .agent(.crypto("queue layer: \(error)"))
+        }
+        let envelope: AgentMsgEnvelope
+        do { envelope = try AgentMsgEnvelope.decode(client.body) } catch { throw .agent(.message("envelope: \(error)")) }
+        switch envelope {
+        case .invitation(_, let connReq, let connInfo):
+            return try contactRequest(rq, connReq: connReq, connInfo: connInfo)
+        case .confirmation(_, let e2eParams, let encConnInfo):
+            guard let dh = env.senderDhKey else { throw .agent(.message("confirmation without DH key")) }
+            return try confirmation(rq, m, senderDh: dh, privHeader: client.privHeader, e2eParams: e2eParams, enc: encConnInfo)
+        case .message(_, let enc):
+            guard env.senderDhKey == nil else { throw .agent(.message("message with DH key")) }
+            return try agentMessage(rq, m, enc: enc)
+        case .ratchetKey:
+            throw .agent(.prohibited("ratchet re-synchronization is not supported"))
+        }
+    }
+
+    /// The relay's "queue was full" marker: tell the sender it can continue.
+    private func quotaReached(_ rq: RcvQueueRecord) throws(AgentError) -> Outcome {
+        let address: SndQAddr
+        do { address = SndQAddr(server: try SMPServerAddress(parsing: rq.server), senderId: [UInt8](rq.sndId)) } catch {
+            throw .internalError("bad stored server \(rq.server)")
+        }
+        let queued = try write { db -> Bool in
+            guard try SndQueueRecord.filter(Column("conn_id") == rq.connId).fetchCount(db) > 0 else { return false }
+            _ = try self.enqueue(db, connId: rq.connId, .aQcont(address), type: .queueContinue)
+            return true
+        }
+        if queued { wake(rq.connId) }
+        return (.ack, [], nil)
+    }
+
+    private func contactRequest(_ rq: RcvQueueRecord, connReq: ConnectionRequestURI, connInfo: [UInt8]) throws(AgentError) -> Outcome {
+        guard connReq.mode == .invitation else { throw .agent(.message("contact request without an invitation")) }
+        let status = try store.read { db in try db.connectionRecord(rq.connId)?.status }
+        guard status == .contact else { throw .agent(.prohibited("invitation to a non-address connection")) }
+        let inv = InvitationRecord(invitationId: newId(), contactConnId: rq.connId, connRequest: connReq.uriString,
+                                   connInfo: Data(connInfo), accepted: false, createdAt: Date().timeIntervalSince1970)
+        try write { db in try inv.insert(db) }
+        return (.ack, [.req(invitationId: inv.invitationId, connInfo: connInfo)], nil)
+    }
+
+    private func confirmation(_ rq: RcvQueueRecord, _ m: ReceivedMessage, senderDh: X25519PublicKey, privHeader: PrivHeader,
+                              e2eParams: E2ERatchetParams?, enc: [UInt8]) throws(AgentError) -> Outcome {
+        let (conn, ratchetRecord) = try store.read { db in
+            (try db.connectionRecord(rq.connId), try RatchetRecord.fetchOne(db, key: rq.connId))
+        }
+        guard let conn, rq.status == .new else {
+            // A repeated confirmation (the sender retried): already handled.
+            return (.ack, [], nil)
+        }
+        let secret: Data
+        do { secret = Data(try X25519PrivateKey(rawRepresentation: [UInt8](rq.e2ePrivateKey)).sharedSecret(with: senderDh)) } catch {
+            throw .agent(.crypto("\(error)"))
+        }
+        var senderKey: Data?
+        if case .senderKey(let k) = privHeader { senderKey = Data(k.x509Encoded) }
+
+        if conn.initiator && conn.status == .new {
+            // The joiner's confirmation: start our ratchet from the X3DH keys of our link.
+            guard let e2eParams, let x3dh = ratchetRecord?.x3dhPrivate else { throw .agent(.prohibited("confirmation without e2e parameters")) }
+            var ratchet: PQRatchet
+            let plain: [UInt8]
+            do {
+                let own = try E2EPrivateParams(encoded: [UInt8](x3dh))
+                ratchet = try PQRatchet.initReceive(own: own, peer: e2eParams, pqSupport: conn.pqSupport)
+                plain = try ratchet.decrypt(enc)
+            } catch {
+                throw .agent(.crypto("confirmation: \(error)"))
+            }
+            guard case .connInfoReply(let queues, let info) = try decodeAgentMessage(plain) else {
+                throw .agent(.prohibited("confirmation: not connection info with reply queues"))
+            }
+            let queueBytes: Data
+            do { queueBytes = Data(try SMPQueueInfo.encodeList(queues)) } catch { throw .internalError("\(error)") }
+            let conf = ConfirmationRecord(confirmationId: newId(), connId: rq.connId, senderKey: senderKey, e2eDhSecret: secret,
+                                          replyQueues: queueBytes, connInfo: Data(info), accepted: false, createdAt: Date().timeIntervalSince1970)
+            try write { db in
+                try conf.insert(db)
+                try self.saveRatchet(in: db, rq.connId, ratchet)
+                try db.run("UPDATE rcv_queues SET status = 'confirmed', e2e_dh_secret = ? WHERE rcv_queue_id = ?", [secret, rq.rcvQueueId])
+                try db.run("""
+                    UPDATE connections SET status = 'confirmed', last_external_snd_msg_id = 1, last_rcv_msg_hash = ? WHERE conn_id = ?
+                    """, [Data(CryptoHash.sha256(plain)), rq.connId])
+            }
+            return (.ack, [.conf(confirmationId: conf.confirmationId, connInfo: info)], nil)
+        }
+
+        if !conn.initiator && conn.status == .joined {
+            // The initiator's confirmation on our reply queue.
+            var ratchet = try loadRatchet(rq.connId)
+            let plain: [UInt8]
+            do { plain = try ratchet.decrypt(enc) } catch { throw .agent(.crypto("confirmation: \(error)")) }
+            guard case .connInfo(let info) = try decodeAgentMessage(plain) else {
+                throw .agent(.prohibited("confirmation: not connection info"))
+            }
+            let fast = senderKey == nil
+            let pq: Bool? = try write { db -> Bool? in
+                try self.saveRatchet(in: db, rq.connId, ratchet)
+                try db.run("""
+                    UPDATE connections SET status = 'allowed', last_external_snd_msg_id = 1, last_rcv_msg_hash = ? WHERE conn_id = ?
+                    """, [Data(CryptoHash.sha256(plain)), rq.connId])
+                // The initiator KEYed (or SKEYed) our first queue before confirming.
+                try db.run("UPDATE snd_queues SET status = ? WHERE conn_id = ?", [fast ? "active" : "secured", rq.connId])
+                if fast {
+                    try db.run("UPDATE rcv_queues SET status = 'active', e2e_dh_secret = ? WHERE rcv_queue_id = ?", [secret, rq.rcvQueueId])
+                    return try self.setActive(db, rq.connId)
+                }
+                let args: StatementArguments = [secret, senderKey, rq.rcvQueueId]
+                try db.run("UPDATE rcv_queues SET status = 'confirmed', e2e_dh_secret = ?, snd_key = ? WHERE rcv_queue_id = ?", args)
+                return nil
+            }
+            var events: [AgentEventKind] = [.info(connInfo: info)]
+            if let pq { events.append(.con(pqEncryption: pq)) }
+            let connId = rq.connId
+            if fast { return (.ack, events, nil) }
+            let next: @Sendable () async -> Void = { await self.secureAndHello(connId: connId) }
+            return (.ack, events, next)
+        }
+        throw .agent(.prohibited("confirmation in state \(conn.status)"))
+    }
+
+    /// Standard procedure, joining side: KEY our reply queue with the initiator's key, then HELLO.
+    /// Retried on start when a previous attempt did not finish.
+    func secureAndHello(connId: String) async {
+        guard let rq = try? store.read({ db in
+            try RcvQueueRecord.filter(Column("conn_id") == connId && Column("status") == QueueStatus.confirmed.rawValue).fetchOne(db)
+        }), let k = rq.sndKey else { return }
+        do {
+            let senderKey = try AnyPublicKey(x509Encoded: [UInt8](k), allowing: AnyPublicKey.authAlgorithms)
+            let key = try authKey(rq.rcvPrivateKey)
+            try await smp(rq.server) { c throws(SMPClientError) in try await c.secure(recipientId: [UInt8](rq.rcvId), key: key, senderKey: senderKey) }
+            try write { db in
+                try db.run("UPDATE rcv_queues SET status = 'secured', snd_key = NULL WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+                _ = try self.enqueue(db, connId: connId, .hello, type: .hello)
+            }
+            wake(connId)
+        } catch {
+            let e = AgentError.wrapStore(error)
+            if e.isTemporary, !stopped {
+                let delay = config.maxRetryInterval
+                Task {
+                    try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                    await self.secureAndHello(connId: connId)
+                }
+            } else {
+                emit(connId, .err(e))
+            }
+        }
+    }
+
+    private func decodeAgentMessage(_ plain: [UInt8]) throws(AgentError) -> AgentMessage {
+        do { return try AgentMessage.decode(plain) } catch { throw .agent(.message("agent message: \(error)")) }
+    }
+
+    /// A ratchet-encrypted agent message on an established (or establishing) connection.
+    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, enc: [UInt8]) throws(AgentError) -> Outcome {
+        var ratchet = try loadRatchet(rq.connId)
+        let plain: [UInt8]
+        do {
+            plain = try ratchet.decrypt(enc)
+        } catch {
+            if case .duplicateMessage = error { throw .agent(.duplicate) }
+            if case .earlierMessage = error { throw .agent(.duplicate) }
+            throw .agent(.crypto("\(error)"))
+        }
+        guard case .message(let header, let aMessage) = try decodeAgentMessage(plain) else {
+            throw .agent(.prohibited("connection info after the connection was confirmed"))
+        }
+        let hash = Data(CryptoHash.sha256(plain))
+        let pqEnc = ratchet.pqEncryption
+        let connId = rq.connId
+        return try write { db -> Outcome in
+            guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+            let integrity: MsgIntegrity
+            let lastId = conn.lastExternalSndMsgId
+            if header.sndMsgId <= lastId {
+                // Our ratchet accepted it, so it is not a replay of the same ciphertext; the
+                // sender's id went backwards. Reported, not delivered twice.
+                integrity = .error(.badId(header.sndMsgId))
+            } else if header.sndMsgId > lastId + 1 {
+                integrity = .error(.skipped(from: lastId + 1, to: header.sndMsgId - 1))
+            } else if Data(header.prevMsgHash) != conn.lastRcvMsgHash {
+                integrity = .error(.badHash)
+            } else {
+                integrity = .ok
+            }
+            try self.saveRatchet(in: db, connId, ratchet)
+            conn.lastExternalSndMsgId = max(lastId, header.sndMsgId)
+            conn.lastRcvMsgHash = hash
+            var events: [AgentEventKind] = []
+            var after = AfterReceive.ack
+            switch aMessage {
+            case .hello:
+                try db.run("UPDATE rcv_queues SET status = 'active' WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+                let sqStatus = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM snd_queues WHERE conn_id = ?"), arguments: [connId])
+                try db.saveCounters(conn)
+                if sqStatus == QueueStatus.active.rawValue {
+                    if conn.status != .active { events.append(.con(pqEncryption: try self.setActive(db, connId))) }
+                } else if sqStatus != nil {
+                    _ = try self.enqueue(db, connId: connId, .hello, type: .hello)
+                }
+            case .aMsg(let body):
+                conn.lastInternalMsgId += 1
+                try db.saveCounters(conn)
+                let rec = RcvMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, externalSndId: header.sndMsgId,
+                                           brokerId: Data(m.msgId), brokerTs: m.timestamp, msgHash: hash, body: Data(body),
+                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false)
+                try db.insertRcvMessage(rec)
+                events.append(.msg(self.meta(rec), body: body))
+                after = .waitForUser
+            case .aRcvd(let receipts):
+                try db.saveCounters(conn)
+                var out: [MsgReceipt] = []
+                for r in receipts {
+                    guard let sm = try SndMessageRecord.filter(Column("conn_id") == connId && Column("internal_snd_id") == r.agentMsgId).fetchOne(db)
+                    else { continue }
+                    out.append(MsgReceipt(agentMsgId: sm.internalId, ok: [UInt8](sm.msgHash) == r.msgHash, rcptInfo: r.rcptInfo))
+                }
+                if !out.isEmpty { events.append(.rcvd(out)) }
+            case .aQcont:
+                try db.saveCounters(conn)
+                events.append(.qcont)
+            default:
+                try db.saveCounters(conn)
+                events.append(.err(.agent(.prohibited("queue rotation and ratchet sync are not supported"))))
+            }
+            return (after, events, { await self.wake(connId) })
+        }
+    }
+
+    func meta(_ r: RcvMessageRecord) -> MsgMeta {
+        MsgMeta(integrity: Self.decodeIntegrity(r.integrity), agentMsgId: r.internalId, sndMsgId: r.externalSndId,
+                brokerTs: r.brokerTs, pqEncryption: r.pqEncryption)
+    }
+
+    static func encodeIntegrity(_ i: MsgIntegrity) -> String {
+        switch i {
+        case .ok: "ok"
+        case .error(.skipped(let a, let b)): "skipped \(a) \(b)"
+        case .error(.badId(let id)): "badId \(id)"
+        case .error(.badHash): "badHash"
+        }
+    }
+
+    static func decodeIntegrity(_ s: String) -> MsgIntegrity {
+        let p = s.split(separator: " ")
+        switch p.first {
+        case "skipped" where p.count == 3: return .error(.skipped(from: Int64(p[1]) ?? 0, to: Int64(p[2]) ?? 0))
+        case "badId" where p.count == 2: return .error(.badId(Int64(p[1]) ?? 0))
+        case "badHash": return .error(.badHash)
+        default: return .ok
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import DoubleRatchet
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import SimplexFoundation
+import SMPClient
+import SMPProtocol
+import SMPTransport
+
+/// The SMP agent: duplex connections over pairs of one-way queues, end-to-end encrypted with the
+/// PQ double ratchet, persisted in its own SQLite file so nothing is lost across restarts.
+///
+/// Every protocol step commits its state in one transaction before anything that depends on it
+/// (an ACK to the relay, a SEND, an event), so an agent killed at any point resumes correctly.
+public actor SMPAgent {
+    public let config: AgentConfig
+    /// Events for the layer above, in the order they happened.
+    public nonisolated let events: AsyncStream<AgentEvent>
+    let eventSink: AsyncStream<AgentEvent>.Continuation
+    let store: AgentStore
+    let group: any EventLoopGroup
+    let logger = Logger(label: "simplex.agent")
+
+    /// One SMP client per relay, created on first use.
+    var clients: [String: SMPClient] = [:]
+    var clientTasks: [String: Task<Void, Never>] = [:]
+    /// Relays whose subscriptions must be retried (the relay was unreachable).
+    var resubscribing: [String: Task<Void, Never>] = [:]
+    /// One delivery worker per connection with something to send.
+    var workers: [String: DeliveryWorker] = [:]
+    var stopped = false
+    /// Committed ratchet states by connection (see SMPAgent+RatchetCache).
+    var ratchetCache: [String: PQRatchet] = [:]
+    /// States saved by the transaction in progress.
+    var ratchetPending: [String: PQRatchet] = [:]
+
+    /// Opens (or creates) the agent database at `databasePath`.
+    public init(config: AgentConfig, databasePath: String, group: any EventLoopGroup) throws(AgentError) {
+        self.config = config
+        self.group = group
+        self.store = try AgentStore(path: databasePath)
+        (events, eventSink) = AsyncStream.makeStream(of: AgentEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Subscribes every receiving queue and resumes pending deliveries (after a restart too).
+    public func start() async {
+        let (rqs, pendingConns, toSecure) = (try? store.read { db -> ([RcvQueueRecord], [String], [String]) in
+            let rqs = try RcvQueueRecord.fetchAll(db)
+            let pending = try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'")
+            let secure = try String.fetchAll(db, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL")
+            return (rqs, pending, secure)
+        }) ?? ([], [], [])
+        for (server, queues) in Dictionary(grouping: rqs, by: \.server) {
+            await subscribe(server: server, queues: queues)
+        }
+        for connId in pendingConns { wake(connId) }
+        for connId in toSecure { Task { await self.secureAndHello(connId: connId) } }
+    }
+
+    /// Stops everything at once: workers, relay connections, database. Equivalent to a crash at a
+    /// transaction boundary, which is what the restart tests rely on.
+    public func stop() async {
+        stopped = true
+        for w in workers.values { w.task.cancel(); w.wakeup.finish() }
+        workers.removeAll()
+        for t in resubscribing.values { t.cancel() }
+        resubscribing.removeAll()
+        let cs = clients.values
+        clients.removeAll()
+        for c in cs { await c.close() }
+        for t in clientTasks.values { t.cancel() }
+        clientTasks.removeAll()
+        store.close()
+        eventSink.finish()
+    }
+
+    // MARK: queries for the layer above and tests
+
+    /// A connection's public state.
+    public struct ConnectionSummary: Sendable, Equatable {
+        public let connId: String
+        public let mode: ConnectionMode
+        public let initiator: Bool
+        public let status: String
+        public let rcvServers: [String]
+        public let sndServers: [String]
+        public let pqEncryption: Bool
+    }
+
+    public func connection(_ connId: String) throws(AgentError) -> ConnectionSummary {
+        try store.read { db in
+            guard let c = try db.connectionRecord(connId) else {
+                throw AgentError.connection(.notFound, connId)
+            }
+            let rq = try RcvQueueRecord.filter(Column("conn_id") == connId).fetchAll(db).map(\.server)
+            let sq = try SndQueueRecord.filter(Column("conn_id") == connId).fetchAll(db).map(\.server)
+            let pq = try RatchetRecord.fetchOne(db, key: connId).flatMap { $0.ratchetState }
+                .flatMap { try? PQRatchet(serialized: [UInt8]($0)) }?.pqEncryption ?? false
+            return ConnectionSummary(connId: c.connId, mode: c.connMode == "contact" ? .contact : .invitation, initiator: c.initiator,
+                                     status: c.status.rawValue, rcvServers: rq, sndServers: sq, pqEncryption: pq)
+        }
+    }
+
+    public func connectionIds() throws(AgentError) -> [String] {
+        try store.read { db in try String.fetchAll(db, sql: "SELECT conn_id FROM connections ORDER BY created_at") }
+    }
+
+    /// Migrations applied to the database file, in order.
+    public func appliedMigrations() throws(AgentError) -> [String] { try store.appliedMigrations() }
+
+    // MARK: plumbing shared by the extensions
+
+    func emit(_ connId: String, _ kind: AgentEventKind) {
+        eventSink.yield(AgentEvent(connId: connId, kind: kind))
+    }
+
+    func pickServer() throws(AgentError) -> SMPServerAddress {
+        guard let s = config.servers.randomElement() else {
+            throw .command(.prohibited, "no SMP servers configured")
+        }
+        return s
+    }
+
+    func client(_ server: String) throws(AgentError) -> SMPClient {
+        if let c = clients[server] { return c }
+        guard !stopped else { throw .internalError("agent stopped") }
+        let address: SMPServerAddress
+        do { address = try SMPServerAddress(parsing: server) } catch { throw .internalError("bad stored server \(server)") }
+        let c = SMPClient(server: address, config: config.smpClient, group: group)
+        clients[server] = c
+        clientTasks[server] = Task { [weak self] in
+            for await ev in c.events {
+                guard let self else { return }
+                await self.handleClientEvent(server: server, ev)
+            }
+        }
+        return c
+    }
+
+    func client(_ server: SMPServerAddress) throws(AgentError) -> SMPClient { try client(server.description) }
+
+    /// Runs an SMP call, mapping its error to AgentError.
+    func smp<T>(_ server: String, _ body: (SMPClient) async throws(SMPClientError) -> T) async throws(AgentError) -> T {
+        let c = try client(server)
+        do { return try await body(c) } catch { throw AgentError.from(error, server: server) }
+    }
+
+    func newId() -> String { Base64URL.encode(SecureRandom.bytes(12), padded: false) }
+
+    /// Subscribes queues of one relay; when the relay is unreachable, keeps retrying in the
+    /// background (the client's own reconnect loop only runs after a connection existed).
+    func subscribe(server: String, queues: [RcvQueueRecord]) async {
+        guard !queues.isEmpty, let c = try? client(server) else { return }
+        var list: [(recipientId: [UInt8], key: PrivateAuthKey, rcvDhSecret: [UInt8]?)] = []
+        var connOf: [[UInt8]: String] = [:]
+        for q in queues {
+            guard let key = try? PrivateAuthKey(pkcs8Encoded: [UInt8](q.rcvPrivateKey)) else { continue }
+            list.append(([UInt8](q.rcvId), key, [UInt8](q.rcvDhSecret)))
+            connOf[[UInt8](q.rcvId)] = q.connId
+        }
+        let results = await c.subscribeMany(list)
+        var retry: [RcvQueueRecord] = []
+        for (q, r) in zip(queues, results) {
+            if case .failure(let e) = r {
+                if e.isTemporary { retry.append(q) } else { emit(q.connId, .err(AgentError.from(e, server: server))) }
+            }
+        }
+        if !retry.isEmpty {
+            for q in retry { emit(q.connId, .down(server: server)) }
+            scheduleResubscribe(server: server, queues: retry)
+        }
+    }
+
+    private func scheduleResubscribe(server: String, queues: [RcvQueueRecord]) {
+        guard resubscribing[server] == nil, !stopped else { return }
+        let delay = config.maxRetryInterval
+        resubscribing[server] = Task {
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            await self.resubscribeNow(server: server, queues: queues)
+        }
+    }
+
+    private func resubscribeNow(server: String, queues: [RcvQueueRecord]) async {
+        resubscribing[server] = nil
+        guard !stopped, let c = clients[server] else { return }
+        let list = queues.compactMap { q -> (recipientId: [UInt8], key: PrivateAuthKey, rcvDhSecret: [UInt8]?)? in
+            guard let key = try? PrivateAuthKey(pkcs8Encoded: [UInt8](q.rcvPrivateKey)) else { return nil }
+            return ([UInt8](q.rcvId), key, [UInt8](q.rcvDhSecret))
+        }
+        let results = await c.subscribeMany(list)
+        var retry: [RcvQueueRecord] = []
+        for (q, r) in zip(queues, results) {
+            switch r {
+            case .success: emit(q.connId, .up(server: server))
+            case .failure(let e) where e.isTemporary: retry.append(q)
+            case .failure(let e): emit(q.connId, .err(AgentError.from(e, server: server)))
+            }
+        }
+        if !retry.isEmpty { scheduleResubscribe(server: server, queues: retry) }
+    }
+
+    private func handleClientEvent(server: String, _ ev: SMPClientEvent) async {
+        guard !stopped else { return }
+        switch ev {
+        case .message(let m):
+            await receive(server: server, m)
+        case .undecryptable(let rid, let msgId, let e):
+            // The relay's layer failed: nothing can be done with it; ACK so the queue moves on.
+            if let (connId, key) = try? rcvKey(server: server, rcvId: rid) {
+                emit(connId, .err(.agent(.crypto("relay layer: \(e)"))))
+                try? await clients[server]?.ack(recipientId: rid, key: key, msgId: msgId)
+            }
+        case .end(let rid):
+            if let (connId, _) = try? rcvKey(server: server, rcvId: rid) { emit(connId, .end) }
+        case .disconnected:
+            for connId in (try? connIds(server: server)) ?? [] { emit(connId, .down(server: server)) }
+            for (connId, w) in workers where w.server == server { _ = connId; w.wakeup.yield() }
+        case .connected(let reconnect, _):
+            guard reconnect else { return }
+            for connId in (try? connIds(server: server)) ?? [] { emit(connId, .up(server: server)) }
+            // Deliveries to this relay were backing off; try them now.
+            for w in workers.values where w.server == server { w.wakeup.yield() }
+        case .notification:
+            break
+        }
+    }
+
+    private func rcvKey(server: String, rcvId: [UInt8]) throws(AgentError) -> (String, PrivateAuthKey) {
+        try store.read { db in
+            guard let q = try RcvQueueRecord.filter(Column("server") == server && Column("rcv_id") == Data(rcvId)).fetchOne(db) else {
+                throw AgentError.connection(.notFound, "queue")
+            }
+            return (q.connId, try PrivateAuthKey(pkcs8Encoded: [UInt8](q.rcvPrivateKey)))
+        }
+    }
+
+    private func connIds(server: String) throws(AgentError) -> [String] {
+        try store.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM rcv_queues WHERE server = ?", arguments: [server]) }
+    }
+}

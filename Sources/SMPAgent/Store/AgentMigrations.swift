@@ -1,0 +1,116 @@
+import GRDB
+
+/// The agent database schema as an ordered list of migrations. Each one runs once, in a
+/// transaction, and GRDB records it in `grdb_migrations`, so a file from any earlier release opens
+/// and upgrades in place. Never edit a shipped migration: append a new one.
+enum AgentMigrations {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("m20261122_initial", migrate: initial)
+        return m
+    }
+
+    /// Names of every migration this build knows, in order.
+    static var known: [String] { migrator.migrations }
+
+    private static func initial(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE connections(
+              conn_id TEXT PRIMARY KEY,
+              conn_mode TEXT NOT NULL,
+              initiator INTEGER NOT NULL,
+              status TEXT NOT NULL,
+              agent_version INTEGER NOT NULL,
+              pq_support INTEGER NOT NULL,
+              user_id INTEGER NOT NULL DEFAULT 1,
+              last_internal_msg_id INTEGER NOT NULL DEFAULT 0,
+              last_snd_msg_id INTEGER NOT NULL DEFAULT 0,
+              last_snd_msg_hash BLOB NOT NULL DEFAULT x'',
+              last_external_snd_msg_id INTEGER NOT NULL DEFAULT 0,
+              last_rcv_msg_hash BLOB NOT NULL DEFAULT x'',
+              own_link TEXT,
+              created_at REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE rcv_queues(
+              rcv_queue_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              server TEXT NOT NULL,
+              rcv_id BLOB NOT NULL,
+              snd_id BLOB NOT NULL,
+              rcv_private_key BLOB NOT NULL,
+              rcv_dh_secret BLOB NOT NULL,
+              e2e_private_key BLOB NOT NULL,
+              e2e_dh_secret BLOB,
+              snd_key BLOB,
+              snd_secure INTEGER NOT NULL,
+              status TEXT NOT NULL,
+              smp_client_version INTEGER NOT NULL,
+              UNIQUE(server, rcv_id)
+            ) STRICT;
+            CREATE INDEX idx_rcv_queues_conn ON rcv_queues(conn_id);
+            CREATE TABLE snd_queues(
+              snd_queue_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              server TEXT NOT NULL,
+              snd_id BLOB NOT NULL,
+              snd_private_key BLOB NOT NULL,
+              e2e_private_key BLOB NOT NULL,
+              e2e_dh_secret BLOB NOT NULL,
+              snd_secure INTEGER NOT NULL,
+              status TEXT NOT NULL,
+              smp_client_version INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX idx_snd_queues_conn ON snd_queues(conn_id);
+            CREATE TABLE ratchets(
+              conn_id TEXT PRIMARY KEY REFERENCES connections ON DELETE CASCADE,
+              x3dh_private BLOB,
+              ratchet_state BLOB
+            ) STRICT;
+            CREATE TABLE confirmations(
+              confirmation_id TEXT PRIMARY KEY,
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              sender_key BLOB,
+              e2e_dh_secret BLOB NOT NULL,
+              reply_queues BLOB NOT NULL,
+              conn_info BLOB NOT NULL,
+              accepted INTEGER NOT NULL DEFAULT 0,
+              created_at REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE invitations(
+              invitation_id TEXT PRIMARY KEY,
+              contact_conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              conn_request TEXT NOT NULL,
+              conn_info BLOB NOT NULL,
+              accepted INTEGER NOT NULL DEFAULT 0,
+              created_at REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE snd_messages(
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              internal_id INTEGER NOT NULL,
+              internal_snd_id INTEGER NOT NULL,
+              msg_type TEXT NOT NULL,
+              msg_hash BLOB NOT NULL,
+              envelope BLOB,
+              status TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              PRIMARY KEY(conn_id, internal_id)
+            ) STRICT;
+            CREATE INDEX idx_snd_messages_pending ON snd_messages(conn_id, status, internal_id);
+            CREATE INDEX idx_snd_messages_snd_id ON snd_messages(conn_id, internal_snd_id);
+            CREATE TABLE rcv_messages(
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              internal_id INTEGER NOT NULL,
+              external_snd_id INTEGER NOT NULL,
+              broker_id BLOB NOT NULL,
+              broker_ts INTEGER NOT NULL,
+              msg_hash BLOB NOT NULL,
+              body BLOB NOT NULL,
+              integrity TEXT NOT NULL,
+              pq_encryption INTEGER NOT NULL,
+              user_ack INTEGER NOT NULL DEFAULT 0,
+              PRIMARY KEY(conn_id, internal_id)
+            ) STRICT;
+            CREATE INDEX idx_rcv_messages_broker ON rcv_messages(conn_id, broker_id);
+            """)
+    }
+}

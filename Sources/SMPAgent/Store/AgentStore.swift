@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+
+/// The agent's own SQLite file (seed 002 §4: the agent database beside the chat database).
+/// One serialized connection in WAL mode; every state change of the protocol is one transaction.
+final class AgentStore: Sendable {
+    let dbQueue: DatabaseQueue
+    let path: String
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    init(path: String) throws(AgentError) {
+        self.path = path
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            // WAL with NORMAL sync survives a killed process (not a power cut), which is the
+            // guarantee the agent gives; the relay keeps messages until we ACK them anyway.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            dbQueue = try DatabaseQueue(path: path, configuration: config)
+            try AgentMigrations.migrator.migrate(dbQueue)
+        } catch {
+            throw .store("cannot open agent database \(path): \(error)")
+        }
+    }
+
+    /// Migrations applied to this file, in order.
+    func appliedMigrations() throws(AgentError) -> [String] {
+        try read { db in try AgentMigrations.migrator.appliedMigrations(db) }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
+        do { return try dbQueue.read(body) } catch { throw AgentError.wrapStore(error) }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
+        do { return try dbQueue.write(body) } catch { throw AgentError.wrapStore(error) }
+    }
+
+    func close() {
+        try? dbQueue.close()
+    }
+}
