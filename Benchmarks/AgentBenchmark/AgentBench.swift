@@ -80,13 +80,20 @@ struct AgentBench: AsyncParsableCommand {
             return Double(nowNanos() - start) / 1e9
         }
         var received = 0
+        var waitNanos: UInt64 = 0, ackNanos: UInt64 = 0
         while received < messages {
+            let t0 = nowNanos()
             let (id, _) = try await bobEvents.wait { e -> (Int64, Int)? in
                 if e.connId == b, case .msg(let m, let body) = e.kind { (m.agentMsgId, body.count) } else { nil }
             }
+            let t1 = nowNanos()
             try await bob.ackMessage(connId: b, msgId: id)
+            waitNanos += t1 - t0
+            ackNanos += nowNanos() - t1
             received += 1
         }
+        print(String(format: "  (per message: %.0f us waiting for MSG, %.0f us in ackMessage)",
+                     Double(waitNanos) / 1e3 / Double(messages), Double(ackNanos) / 1e3 / Double(messages)))
         let seconds = Double(nowNanos() - start) / 1e9
         let enqueueSeconds = try await sender.value
         print(String(format: "  (queueing all %d took %.2f s: %.0f sendMessage/s)", messages, enqueueSeconds, Double(messages) / enqueueSeconds))
