@@ -183,8 +183,15 @@ extension SMPAgent {
         var connected: Bool?
         do {
             connected = try write { db -> Bool? in
-                try db.run("UPDATE snd_messages SET status = 'sent', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
-                guard let conn = try db.connectionRecord(msg.connId) else { return nil }
+                // Only the status: clearing the 16 KB envelope here would rewrite its overflow
+                // pages on every message; sent envelopes are cleared in batches instead.
+                try db.run("UPDATE snd_messages SET status = 'sent' WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
+                self.sentSinceCleanup += 1
+                if self.sentSinceCleanup >= 200 {
+                    self.sentSinceCleanup = 0
+                    try db.run("UPDATE snd_messages SET envelope = NULL WHERE status = 'sent' AND envelope IS NOT NULL")
+                }
+                guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else { return nil }
                 switch msg.msgType {
                 case .confirmation:
                     if sq.status == .new {

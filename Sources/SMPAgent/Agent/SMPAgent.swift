@@ -32,6 +32,8 @@ public actor SMPAgent {
     var stopped = false
     /// Committed ratchet states by connection (see SMPAgent+RatchetCache).
     var ratchetCache: [String: PQRatchet] = [:]
+    /// Messages marked sent since their envelopes were last cleared.
+    var sentSinceCleanup = 0
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
 

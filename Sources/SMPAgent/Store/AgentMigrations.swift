@@ -97,6 +97,7 @@ enum AgentMigrations {
             ) STRICT;
             CREATE INDEX idx_snd_messages_pending ON snd_messages(conn_id, status, internal_id);
             CREATE INDEX idx_snd_messages_snd_id ON snd_messages(conn_id, internal_snd_id);
+            CREATE INDEX idx_snd_messages_sent_bodies ON snd_messages(status) WHERE envelope IS NOT NULL;
             CREATE TABLE rcv_messages(
               conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
               internal_id INTEGER NOT NULL,
