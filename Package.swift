@@ -87,9 +87,12 @@ let package = Package(
         .target(
             name: "ChatCore",
             dependencies: [
-                "SMPAgent", "SimplexFoundation",
+                "SMPAgent", "SimplexFoundation", "SMPTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -144,7 +147,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "ChatCoreTests", dependencies: ["ChatCore", "SMPAgent"]),
+        .testTarget(
+            name: "ChatCoreTests",
+            dependencies: [
+                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport",
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "SMPServerTests",
             dependencies: ["SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation"]

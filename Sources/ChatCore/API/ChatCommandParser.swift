@@ -8,7 +8,7 @@ extension ChatCommand {
         while let last = s.last, last.isWhitespace { s = s.dropLast() }
         var best: (depth: Int, message: String)?
         for entry in CommandSyntax.entries {
-            for prefix in entry.prefixes where s.hasPrefix(prefix) {
+            for prefix in entry.prefixes where s.hasPrefix(prefix) && CommandSyntax.endsWord(prefix, in: s) {
                 var scanner = CommandScanner(s.dropFirst(prefix.count))
                 do {
                     let cmd = try entry.parse(&scanner)
@@ -197,6 +197,14 @@ enum CommandSyntax {
         let name: String
         let prefixes: [String]
         let parse: @Sendable (inout CommandScanner) throws(CommandSyntaxError) -> ChatCommand
+    }
+
+    /// A prefix ending in a letter must not be followed by one: `/u` is not a prefix of `/unknown`.
+    static func endsWord(_ prefix: String, in s: Substring) -> Bool {
+        func wordChar(_ c: Character) -> Bool { c.isLetter || c.isNumber || c == "_" }
+        guard let last = prefix.last, wordChar(last) else { return true }
+        guard let next = s.dropFirst(prefix.count).first else { return true }
+        return !wordChar(next)
     }
 
     static let entries: [Entry] = [

@@ -1,0 +1,218 @@
+import Foundation
+import GRDB
+import SMPAgent
+import SMPTransport
+
+/// Running the agent under the chat core (`/_start`, `/_stop`).
+extension ChatController {
+    /// Starts the agent (its database beside ours) with the user's relays, or the defaults.
+    /// Returns false when it was already running.
+    func startAgent() async throws(ChatError) -> Bool {
+        if agent != nil { return false }
+        let configured = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT server FROM smp_servers WHERE protocol = 'smp' AND enabled = 1 AND user_id = (SELECT user_id FROM users WHERE active_user = 1)")
+        }
+        let servers = (configured.isEmpty ? config.defaultSMPServers : configured).compactMap { try? SMPServerAddress(parsing: $0) }
+        let a: SMPAgent
+        do {
+            a = try SMPAgent(config: AgentConfig(servers: servers), databasePath: Self.agentDatabasePath(dbPrefix), group: group)
+        } catch {
+            throw .error(errorType: .internalError(message: "agent database: \(error)"))
+        }
+        agent = a
+        await a.start()
+        agentEvents = Task { [weak self] in
+            for await e in a.events {
+                guard let self else { return }
+                await self.handleAgentEvent(e)
+            }
+        }
+        return true
+    }
+
+    func stopAgent() async {
+        guard let a = agent else { return }
+        agent = nil
+        agentEvents?.cancel()
+        agentEvents = nil
+        await a.stop()
+    }
+
+    /// Agent events for our connections become chat state and chat events.
+    func handleAgentEvent(_ e: AgentEvent) async {
+        do {
+            try await handle(e)
+        } catch {
+            emit(.chatError(chatError: error))
+        }
+    }
+
+    private func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
+        try store.read { db in try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE agent_conn_id = ?", arguments: [agentConnId]) }
+    }
+
+    private func decodeChatMessage(_ bytes: [UInt8]) -> ChatMessage? {
+        try? ChatMessage.decode(Data(bytes))
+    }
+
+    private func handle(_ e: AgentEvent) async throws(ChatError) {
+        let agentConnId = e.connId
+        switch e.kind {
+        case .req(let invitationId, let info):
+            try contactRequestReceived(agentConnId, invitationId, info)
+        case .conf(let confirmationId, let info):
+            // The joiner's (or the address owner's) profile: make the contact, answer with ours.
+            guard let conn = try connectionRow(agentConnId) else { return }
+            guard case .info(let profile)? = decodeChatMessage(info)?.event else {
+                throw .error(errorType: .commandError(message: "confirmation without a profile"))
+            }
+            let userId: Int64 = conn["user_id"]
+            let user = try userById(userId)
+            _ = try createContact(conn, profile: profile, status: "requested")
+            let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])))
+            let agent = try runningAgent()
+            do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: ours) } catch {
+                throw Self.agentError(error, connId: agentConnId)
+            }
+            try store.write { db in try db.execute(sql: "UPDATE connections SET conn_status = 'accepted' WHERE agent_conn_id = ?", arguments: [agentConnId]) }
+        case .info(let info):
+            guard let conn = try connectionRow(agentConnId) else { return }
+            guard case .info(let profile)? = decodeChatMessage(info)?.event else {
+                throw .error(errorType: .commandError(message: "connection info without a profile"))
+            }
+            let contactId = try createContact(conn, profile: profile, status: "requested")
+            let userId: Int64 = conn["user_id"]
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { emit(.contactConnecting(user: try userById(userId), contact: c)) }
+        case .con:
+            guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else { return }
+            let userId: Int64 = conn["user_id"]
+            let contact = try store.write { db -> Contact? in
+                try db.execute(sql: "UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", arguments: [Self.now, agentConnId])
+                return try self.contact(db, contactId)
+            }
+            guard let contact else { return }
+            let user = try userById(userId)
+            let custom = try (conn["custom_user_profile_id"] as Int64?).map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
+            emit(.contactConnected(user: user, contact: contact, userCustomProfile: custom))
+        case .msg(let meta, let body):
+            try await messageReceived(agentConnId, meta, body)
+        case .sent(let msgId):
+            try statusUpdate(agentConnId, msgId, .sndSent(sndProgress: .complete))
+        case .rcvd(let receipts):
+            for r in receipts {
+                try statusUpdate(agentConnId, r.agentMsgId, .sndRcvd(msgRcptStatus: r.ok ? .ok : .badMsgHash, sndProgress: .complete))
+            }
+        case .merr(let msgId, let err):
+            try statusUpdate(agentConnId, msgId, .sndError(agentError: .other(sndError: "\(err)")))
+        case .err(let err):
+            emit(.chatError(chatError: Self.agentError(err, connId: agentConnId)))
+        case .end, .down, .up, .del, .qcont:
+            break
+        }
+    }
+
+    /// Creates (once) the contact of a connection from the peer's profile.
+    private func createContact(_ conn: Row, profile: Profile, status: String) throws(ChatError) -> Int64 {
+        if let existing = conn["contact_id"] as Int64? { return existing }
+        let userId: Int64 = conn["user_id"]
+        let connectionId: Int64 = conn["connection_id"]
+        return try store.write { db -> Int64 in
+            try db.execute(sql: """
+                INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
+            let profileId = db.lastInsertedRowID
+            let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
+            try db.execute(sql: "INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [userId, name, profileId, Self.now, Self.now])
+            let contactId = db.lastInsertedRowID
+            try db.execute(sql: "UPDATE connections SET contact_id = ?, conn_status = ?, updated_at = ? WHERE connection_id = ?",
+                           arguments: [contactId, status, Self.now, connectionId])
+            return contactId
+        }
+    }
+
+    private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) throws(ChatError) {
+        guard let link = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?", arguments: [agentConnId]) })
+        else { return }
+        guard case .contact(let profile, _, _, _)? = decodeChatMessage(info)?.event else {
+            throw .error(errorType: .commandError(message: "contact request without a profile"))
+        }
+        let userId: Int64 = link["user_id"]
+        let linkId: Int64 = link["user_contact_link_id"]
+        let requestId = try store.write { db -> Int64 in
+            try db.execute(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
+            let profileId = db.lastInsertedRowID
+            try db.execute(sql: """
+                INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName), Self.now, Self.now])
+            return db.lastInsertedRowID
+        }
+        guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
+        emit(.receivedContactRequest(user: try userById(userId), contactRequest: req, chat_: nil))
+    }
+
+    private func messageReceived(_ agentConnId: String, _ meta: MsgMeta, _ body: [UInt8]) async throws(ChatError) {
+        let agent = try runningAgent()
+        guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else {
+            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+            return
+        }
+        let userId: Int64 = conn["user_id"]
+        guard let msg = decodeChatMessage(body) else {
+            emit(.messageError(user: try userById(userId), severity: "warning", errorMessage: "unreadable message"))
+            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+            return
+        }
+        // Agent messages may be delivered again after a restart; the shared id makes it one item.
+        let shared = msg.msgId?.base64url
+        if case .msgNew(let container) = msg.event {
+            let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
+            let newStatus = try json(CIStatus.rcvNew)
+            let itemId = try store.write { db -> Int64? in
+                if let shared, try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?",
+                                                 arguments: [contactId, shared]) == true { return nil }
+                try db.execute(sql: """
+                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, agent_msg_id, created_at, updated_at)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared,
+                                     meta.agentMsgId, Self.now, Self.now])
+                let id = db.lastInsertedRowID
+                try db.execute(sql: "UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
+                return id
+            }
+            if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                emit(.newChatItems(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+            }
+            // The receipt lets the sender see "delivered" (sndRcvd).
+            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: [])
+        } else {
+            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+        }
+    }
+
+    private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
+        let found = try store.read { db -> (Int64, Int64, Int64)? in
+            guard let r = try Row.fetchOne(db, sql: """
+                SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
+                WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1
+                """, arguments: [agentConnId, msgId]) else { return nil }
+            return (r[0], r[1], r[2])
+        }
+        guard let (itemId, contactId, userId) = found else {
+            earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
+            return
+        }
+        // A late SENT must not overwrite "delivered".
+        if case .sndSent = status, case .sndRcvd = try chatItem(itemId).meta.itemStatus { return }
+        try setStatus(itemId, status)
+        guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
+        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+    }
+
+    static var placeholderUser: User {
+        User(userId: 0, agentUserId: 0, userContactId: 0, localDisplayName: "",
+             profile: LocalProfile(profileId: 0, profile: Profile(displayName: "")), activeUser: false)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Connecting (seed 001 §1-7): invitations, joining links, addresses, contact requests, incognito.
+extension ChatController {
+    func runningAgent() throws(ChatError) -> SMPAgent {
+        guard let agent else { throw .error(errorType: .chatNotStarted) }
+        return agent
+    }
+
+    /// What we tell the peer about ourselves on a connection: our profile, or the connection's
+    /// random incognito profile (the real one is never sent then).
+    func profileToSend(_ user: User, incognitoProfileId: Int64?) throws(ChatError) -> Profile {
+        if let id = incognitoProfileId,
+            let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM contact_profiles WHERE profile_id = ?", arguments: [id]) })
+        {
+            return Profile(displayName: r["display_name"], fullName: r["full_name"])
+        }
+        return user.profile.profile
+    }
+
+    func newIncognitoProfile(_ userId: Int64) throws(ChatError) -> Int64 {
+        let adjectives = ["Quiet", "Brave", "Calm", "Bright", "Swift", "Gentle", "Bold", "Clever", "Kind", "Lucky", "Merry", "Noble"]
+        let nouns = ["Otter", "Falcon", "Maple", "River", "Comet", "Badger", "Willow", "Heron", "Fox", "Lynx", "Cedar", "Robin"]
+        let name = "\(adjectives.randomElement() ?? "Quiet")\(nouns.randomElement() ?? "Otter")"
+        return try store.write { db in
+            try db.execute(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, incognito, created_at) VALUES (?, ?, '', 1, ?)",
+                           arguments: [userId, name, Self.now])
+            return db.lastInsertedRowID
+        }
+    }
+
+    func encodeInfo(_ event: ChatMsgEvent) throws(ChatError) -> [UInt8] {
+        do {
+            return [UInt8](try ChatMessage(event: event).encoded())
+        } catch {
+            throw .error(errorType: .internalError(message: "encoding \(event.tag): \(error)"))
+        }
+    }
+
+    /// `/_connect <userId>`: a new 1-time invitation, listed as a pending connection.
+    func addContact(userId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let agent = try runningAgent()
+        let (agentConnId, link): (String, ConnectionRequestURI)
+        do { (agentConnId, link) = try await agent.createConnection(mode: .invitation, userId: userId) } catch {
+            throw Self.agentError(error)
+        }
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        let row = try store.write { db -> Row? in
+            try db.execute(sql: """
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, conn_link_inv, custom_user_profile_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'new', ?, ?, 1, ?, ?)
+                """, arguments: [userId, agentConnId, link.uriString, incognitoId, Self.now, Self.now])
+            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [db.lastInsertedRowID])
+        }
+        guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
+        return .invitation(user: user, connLinkInvitation: CreatedConnLink(connFullLink: link.uriString), connection: Self.pending(row))
+    }
+
+    /// `/_connect <userId> <link>`: joins an invitation (sentConfirmation) or sends a request to
+    /// an address (sentInvitation). Our own links and known contacts are refused.
+    func connect(userId: Int64, incognito: Bool, link: String) async throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let parsed: ConnectionRequestURI
+        do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
+            throw .error(errorType: .invalidConnReq)
+        }
+        if case .own = try plan(userId: userId, parsed) {
+            throw .error(errorType: .commandError(message: "this is your own link"))
+        }
+        let agent = try runningAgent()
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        let profile = try profileToSend(user, incognitoProfileId: incognitoId)
+        let info = try encodeInfo(parsed.mode == .contact ? .contact(profile: profile) : .info(profile))
+        let agentConnId: String
+        do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
+            throw Self.agentError(error)
+        }
+        let row = try store.write { db -> Row? in
+            try db.execute(sql: """
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, custom_user_profile_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'joined', ?, ?, 1, ?, ?)
+                """, arguments: [userId, agentConnId, parsed.mode == .contact, incognitoId, Self.now, Self.now])
+            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [db.lastInsertedRowID])
+        }
+        guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
+        let custom = incognito ? profile : nil
+        return parsed.mode == .contact
+            ? .sentInvitation(user: user, connection: Self.pending(row), customUserProfile: custom)
+            : .sentConfirmation(user: user, connection: Self.pending(row), customUserProfile: custom)
+    }
+
+    enum LinkPlan {
+        case own
+        case known
+        case fresh
+    }
+
+    /// Whether a link is one of ours (an invitation we created, our address) or new.
+    func plan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> LinkPlan {
+        let s = link.withSimplexScheme.uriString
+        return try store.read { db -> LinkPlan in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM connections WHERE conn_link_inv = ?", arguments: [s]) == true { return .own }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user_contact_links WHERE conn_link = ?", arguments: [s]) == true { return .own }
+            return .fresh
+        }
+    }
+
+    /// `/_connect plan <userId> <link>`.
+    func connectPlan(userId: Int64, link: String) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let parsed: ConnectionRequestURI
+        do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
+            throw .error(errorType: .invalidConnReq)
+        }
+        let p = try plan(userId: userId, parsed)
+        let plan: ConnectionPlan
+        switch (parsed.mode, p) {
+        case (.invitation, .own): plan = .invitationLink(invitationLinkPlan: .ownLink)
+        case (.invitation, _): plan = .invitationLink(invitationLinkPlan: .ok(contactSLinkData_: nil))
+        case (.contact, .own): plan = .contactAddress(contactAddressPlan: .ownLink)
+        case (.contact, _): plan = .contactAddress(contactAddressPlan: .ok(contactSLinkData_: nil))
+        }
+        return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: parsed.uriString), connectionPlan: plan)
+    }
+
+    /// `/_address <userId>`: a long-lived contact address.
+    func createAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        if try store.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }) == true {
+            throw .error(errorType: .commandError(message: "you already have an address"))
+        }
+        let agent = try runningAgent()
+        let (agentConnId, link): (String, ConnectionRequestURI)
+        do { (agentConnId, link) = try await agent.createConnection(mode: .contact, userId: userId) } catch { throw Self.agentError(error) }
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [userId, agentConnId, link.uriString, Self.now])
+        }
+        return .userContactLinkCreated(user: user, connLinkContact: CreatedConnLink(connFullLink: link.uriString))
+    }
+
+    func showAddress(userId: Int64) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }) else {
+            throw .errorStore(storeError: .userContactLinkNotFound)
+        }
+        let link = UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
+                                   shortLinkDataSet: false, shortLinkLargeDataSet: false, addressSettings: AddressSettings())
+        return .userContactLink(user: user, contactLink: link)
+    }
+
+    func deleteAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        guard let agentConnId = try store.read({ db in
+            try String.fetchOne(db, sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?", arguments: [userId])
+        }) else { throw .errorStore(storeError: .userContactLinkNotFound) }
+        if let agent { try? await agent.deleteConnection(connId: agentConnId) }
+        try store.write { db in try db.execute(sql: "DELETE FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }
+        return .userContactLinkDeleted(user: user)
+    }
+
+    /// `/_accept <contactReqId>`: a new contact from a request to our address.
+    func acceptContact(requestId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
+        guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
+            guard let req = try self.contactRequest(db, requestId),
+                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+            else { return nil }
+            return (req, uid)
+        }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
+        let user = try userById(userId)
+        let agent = try runningAgent()
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)))
+        let agentConnId: String
+        do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info) } catch {
+            throw Self.agentError(error)
+        }
+        let contact = try store.write { db -> Contact? in
+            let name = try self.uniqueName(db, userId: userId, req.localDisplayName)
+            try db.execute(sql: """
+                INSERT INTO contacts (user_id, local_display_name, profile_id, contact_request_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [userId, name, req.profileId, requestId, Self.now, Self.now])
+            let contactId = db.lastInsertedRowID
+            try db.execute(sql: """
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?)
+                """, arguments: [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, Self.now, Self.now])
+            try db.execute(sql: "DELETE FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+            return try self.contact(db, contactId)
+        }
+        guard let contact else { throw .error(errorType: .internalError(message: "contact not stored")) }
+        return .acceptingContactRequest(user: user, contact: contact)
+    }
+
+    func rejectContact(requestId: Int64) async throws(ChatError) -> ChatResponse {
+        guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
+            guard let req = try self.contactRequest(db, requestId),
+                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+            else { return nil }
+            return (req, uid)
+        }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
+        let user = try userById(userId)
+        if let agent { try? await agent.rejectContact(invitationId: req.agentInvitationId) }
+        try store.write { db in try db.execute(sql: "DELETE FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId]) }
+        return .contactRequestRejected(user: user, contactRequest: req, contact_: nil)
+    }
+
+    /// `/_set incognito :<connId> on|off` for a pending connection that has not sent its profile.
+    func setConnectionIncognito(connId: Int64, incognito: Bool) throws(ChatError) -> ChatResponse {
+        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL", arguments: [connId]) }) else {
+            throw .errorStore(storeError: .connectionNotFoundById(connId: connId))
+        }
+        guard (r["conn_status"] as String) == "new" else {
+            throw .error(errorType: .commandError(message: "the profile was already sent on this connection"))
+        }
+        let userId: Int64 = r["user_id"]
+        let user = try userById(userId)
+        let profileId = incognito ? try newIncognitoProfile(userId) : nil
+        let row = try store.write { db -> Row? in
+            try db.execute(sql: "UPDATE connections SET custom_user_profile_id = ?, updated_at = ? WHERE connection_id = ?", arguments: [profileId, Self.now, connId])
+            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [connId])
+        }
+        guard let row else { throw .errorStore(storeError: .connectionNotFoundById(connId: connId)) }
+        let custom = try profileId.map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
+        return .connectionIncognitoUpdated(user: user, toConnection: Self.pending(row), customUserProfile: custom)
+    }
+
+    /// A contact name not yet used by this user ("alice", "alice_1", ...).
+    func uniqueName(_ db: Database, userId: Int64, _ name: String) throws -> String {
+        var candidate = name.isEmpty ? "contact" : name
+        var n = 0
+        while try Bool.fetchOne(db, sql: "SELECT 1 FROM contacts WHERE user_id = ? AND local_display_name = ?", arguments: [userId, candidate]) == true {
+            n += 1
+            candidate = "\(name)_\(n)"
+        }
+        return candidate
+    }
+}

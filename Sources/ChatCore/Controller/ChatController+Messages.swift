@@ -1,0 +1,176 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Messages in direct chats (seed 003): sending, chat items, delivery statuses, chat lists.
+extension ChatController {
+    func contactConnection(_ contactId: Int64) throws(ChatError) -> (User, Contact, String) {
+        let found = try store.read { db -> (Int64, Contact, String)? in
+            guard let c = try self.contact(db, contactId),
+                let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [contactId])
+            else { return nil }
+            guard let agentConnId = try String.fetchOne(db, sql: """
+                SELECT agent_conn_id FROM connections WHERE contact_id = ? AND conn_status = 'ready' ORDER BY connection_id DESC LIMIT 1
+                """, arguments: [contactId]) else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
+            return (userId, c, agentConnId)
+        }
+        guard let (userId, contact, connId) = found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return (try userById(userId), contact, connId)
+    }
+
+    /// `/_send @<contactId> json [...]`: each composed message becomes an x.msg.new to the peer
+    /// and a sent chat item (status sndNew until the agent reports SENT).
+    func sendMessages(_ ref: ChatRef, ttl: Int?, live: Bool, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
+        guard ref.chatType == .direct else {
+            throw .error(errorType: .commandError(message: "only direct chats are supported yet"))
+        }
+        guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
+        let (user, contact, agentConnId) = try contactConnection(ref.chatId)
+        let agent = try runningAgent()
+        var items: [AChatItem] = []
+        for m in messages {
+            let shared = SharedMsgId.random()
+            let body: Data
+            do {
+                body = try ChatMessage(msgId: shared, event: .msgNew(MsgContainer(content: m.msgContent, ttl: ttl, live: live ? true : nil))).encoded()
+            } catch {
+                throw .error(errorType: .commandError(message: "message: \(error)"))
+            }
+            let contentJSON = try json(CIContent.sndMsgContent(msgContent: m.msgContent))
+            let itemId = try store.write { db -> Int64 in
+                try db.execute(sql: """
+                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
+                    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [user.userId, contact.contactId, Self.now, m.msgContent.text, contentJSON, try self.json(CIStatus.sndNew),
+                                     shared.base64url, Self.now, Self.now])
+                let id = db.lastInsertedRowID
+                try db.execute(sql: "UPDATE contacts SET chat_ts = ?, contact_used = 1 WHERE contact_id = ?", arguments: [Self.now, contact.contactId])
+                return id
+            }
+            let msgId: Int64
+            do { msgId = try await agent.sendMessage(connId: agentConnId, body: [UInt8](body)) } catch {
+                try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+                throw Self.agentError(error, connId: agentConnId)
+            }
+            try store.write { db in
+                try db.execute(sql: "UPDATE chat_items SET agent_msg_id = ? WHERE chat_item_id = ?", arguments: [msgId, itemId])
+            }
+            // The agent may have reported on it before we knew its id.
+            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) {
+                try setStatus(itemId, early)
+            }
+            items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId)))
+        }
+        return .newChatItems(user: user, chatItems: items)
+    }
+
+    func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
+        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }) else {
+            throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
+        }
+        return Self.chatItem(r)
+    }
+
+    func setStatus(_ itemId: Int64, _ status: CIStatus) throws(ChatError) {
+        let s = try json(status)
+        try store.write { db in
+            try db.execute(sql: "UPDATE chat_items SET item_status = ?, updated_at = ? WHERE chat_item_id = ?", arguments: [s, Self.now, itemId])
+        }
+    }
+
+    func json<T: Encodable>(_ v: T) throws(ChatError) -> String {
+        do { return String(decoding: try ChatJSON.encode(v), as: UTF8.self) } catch {
+            throw .error(errorType: .internalError(message: "json: \(error)"))
+        }
+    }
+
+    /// `/_get chats <userId>`: direct chats with their last item, newest first; pending
+    /// connections and contact requests too when asked.
+    func getChats(userId: Int64, pendingConnections: Bool) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let chats = try store.read { db -> [AChat] in
+            var out: [(Double, AChat)] = []
+            for id in try Int64.fetchAll(db, sql: "SELECT contact_id FROM contacts WHERE user_id = ? AND contact_status = 'active'", arguments: [userId]) {
+                guard let c = try self.contact(db, id) else { continue }
+                let last = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id DESC LIMIT 1", arguments: [id])
+                let unread = try Int.fetchOne(db, sql: "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status = ?",
+                                              arguments: [id, try self.json(CIStatus.rcvNew)]) ?? 0
+                let ts = (last?["item_ts"] as Double?) ?? (c.createdAt.date.timeIntervalSince1970)
+                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: last.map { [Self.chatItem($0)] } ?? [],
+                                      chatStats: ChatStats(unreadCount: unread))))
+            }
+            for id in try Int64.fetchAll(db, sql: "SELECT contact_request_id FROM contact_requests WHERE user_id = ?", arguments: [userId]) {
+                guard let r = try self.contactRequest(db, id) else { continue }
+                out.append((r.createdAt.date.timeIntervalSince1970, AChat(chatInfo: .contactRequest(contactRequest: r), chatItems: [])))
+            }
+            if pendingConnections {
+                for r in try Row.fetchAll(db, sql: "SELECT * FROM connections WHERE user_id = ? AND contact_id IS NULL", arguments: [userId]) {
+                    out.append((r["created_at"], AChat(chatInfo: .contactConnection(contactConnection: Self.pending(r)), chatItems: [])))
+                }
+            }
+            return out.sorted { $0.0 > $1.0 }.map(\.1)
+        }
+        return .apiChats(user: user, chats: chats)
+    }
+
+    /// `/_get chat @<contactId> <pagination>[ search=...]`.
+    func getChat(_ ref: ChatRef, pagination: ChatPagination, search: String?) throws(ChatError) -> ChatResponse {
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        let found = try store.read { db -> (Int64, Contact, [Row])? in
+            guard let c = try self.contact(db, ref.chatId),
+                let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+            else { return nil }
+            var sql = "SELECT * FROM chat_items WHERE contact_id = ?"
+            var args: StatementArguments = [ref.chatId]
+            if let search, !search.isEmpty {
+                sql += " AND item_text LIKE ? ESCAPE '\\'"
+                let escaped = search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                _ = args.append(contentsOf: ["%" + escaped + "%"])
+            }
+            let rows: [Row]
+            switch pagination {
+            case .last(let n), .initial(let n):
+                rows = try Row.fetchAll(db, sql: sql + " ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [n]).reversed()
+            case .after(let id, let n):
+                rows = try Row.fetchAll(db, sql: sql + " AND chat_item_id > ? ORDER BY chat_item_id ASC LIMIT ?", arguments: args + [id, n])
+            case .before(let id, let n):
+                rows = try Row.fetchAll(db, sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [id, n]).reversed()
+            case .around(let id, let n):
+                let before: [Row] = try Row.fetchAll(db, sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [id, n / 2]).reversed()
+                let after = try Row.fetchAll(db, sql: sql + " AND chat_item_id >= ? ORDER BY chat_item_id ASC LIMIT ?", arguments: args + [id, n - n / 2])
+                rows = before + after
+            }
+            return (userId, c, rows)
+        }
+        guard let (userId, contact, rows) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
+        let user = try userById(userId)
+        return .apiChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: rows.map(Self.chatItem)), navInfo: nil)
+    }
+
+    /// `/_read chat @<contactId>`: received items become rcvRead.
+    func readChat(_ ref: ChatRef) throws(ChatError) -> ChatResponse {
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
+        let userId = try store.write { db -> Int64? in
+            try db.execute(sql: "UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status = ?", arguments: [read, ref.chatId, new])
+            return try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+        }
+        guard let userId else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
+        return .cmdOk(user_: try userById(userId))
+    }
+
+    func listContacts(userId: Int64) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let contacts = try store.read { db in
+            try Int64.fetchAll(db, sql: "SELECT contact_id FROM contacts WHERE user_id = ? AND contact_status = 'active' ORDER BY contact_id", arguments: [userId])
+                .compactMap { try self.contact(db, $0) }
+        }
+        return .contactsList(user: user, contacts: contacts)
+    }
+}
+
+/// A delivery status the agent reported before the chat item knew its agent message id.
+struct EarlyKey: Hashable {
+    let agentConnId: String
+    let msgId: Int64
+}

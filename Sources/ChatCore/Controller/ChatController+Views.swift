@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import SMPAgent
+import SMPProtocol
+
+/// Building the API's JSON types from chat database rows, and errors from agent errors.
+extension ChatController {
+    static func ts(_ seconds: Double) -> UTCTime { UTCTime(Date(timeIntervalSince1970: seconds)) }
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    /// Our features are simplex-chat's defaults on both sides until preferences are exchanged.
+    static var defaultMergedPreferences: ContactUserPreferences {
+        func pref(_ p: SimplePreference) -> ContactUserPreference {
+            let on = p.allow != .no
+            return ContactUserPreference(enabled: PrefEnabled(forUser: on, forContact: on), userPreference: .user(preference: p), contactPreference: p)
+        }
+        let d = FullPreferences.defaults
+        return ContactUserPreferences(timedMessages: pref(SimplePreference(allow: d.timedMessages.allow)), fullDelete: pref(d.fullDelete),
+                                      reactions: pref(d.reactions), voice: pref(d.voice), files: pref(d.files), calls: pref(d.calls),
+                                      sessions: pref(d.sessions))
+    }
+
+    static let chatVRange = ChatVersionRange(minVersion: 1, maxVersion: 16)
+
+    func userById(_ userId: Int64) throws(ChatError) -> User {
+        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_id = ?", arguments: [userId]) }) else {
+            throw .errorStore(storeError: .userNotFound(userId: userId))
+        }
+        return Self.user(r)
+    }
+
+    static func connection(_ r: Row) -> Connection {
+        Connection(connId: r["connection_id"], agentConnId: r["agent_conn_id"], connChatVersion: 16, peerChatVRange: chatVRange,
+                   viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
+                   connType: ConnType(rawValue: r["conn_type"]) ?? .contact, connStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
+                   contactConnInitiated: r["initiated"], localAlias: r["local_alias"], entityId: r["contact_id"],
+                   pqSupport: true, pqEncryption: true, createdAt: ts(r["created_at"]))
+    }
+
+    static func pending(_ r: Row) -> PendingContactConnection {
+        let link: String? = r["conn_link_inv"]
+        return PendingContactConnection(
+            pccConnId: r["connection_id"], pccAgentConnId: r["agent_conn_id"], pccConnStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
+            viaContactUri: r["via_contact_uri"], viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
+            connLinkInv: link.map { CreatedConnLink(connFullLink: $0) }, localAlias: r["local_alias"],
+            createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+    }
+
+    static func profile(_ r: Row, prefix: String = "") -> LocalProfile {
+        LocalProfile(profileId: r[prefix + "profile_id"],
+                     profile: Profile(displayName: r[prefix + "display_name"], fullName: r[prefix + "full_name"], image: r[prefix + "image"],
+                                      contactLink: r[prefix + "contact_link"]),
+                     localAlias: r[prefix + "local_alias"])
+    }
+
+    func contact(_ db: Database, _ contactId: Int64) throws -> Contact? {
+        guard let r = try Row.fetchOne(db, sql: """
+            SELECT c.*, p.display_name, p.full_name, p.image, p.contact_link, p.local_alias FROM contacts c
+            JOIN contact_profiles p ON p.profile_id = c.profile_id WHERE c.contact_id = ?
+            """, arguments: [contactId]) else { return nil }
+        let conn = try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1", arguments: [contactId])
+        let chatTs: Double? = r["chat_ts"]
+        return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: Self.profile(r), activeConn: conn.map(Self.connection),
+                       contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
+                       mergedPreferences: Self.defaultMergedPreferences, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
+                       chatTs: chatTs.map(Self.ts), contactRequestId: r["contact_request_id"])
+    }
+
+    func contactRequest(_ db: Database, _ id: Int64) throws -> UserContactRequest? {
+        guard let r = try Row.fetchOne(db, sql: """
+            SELECT r.*, p.display_name, p.full_name, p.image, p.contact_link FROM contact_requests r
+            JOIN contact_profiles p ON p.profile_id = r.profile_id WHERE r.contact_request_id = ?
+            """, arguments: [id]) else { return nil }
+        return UserContactRequest(
+            contactRequestId: id, agentInvitationId: r["agent_invitation_id"], userContactLinkId_: r["user_contact_link_id"],
+            cReqChatVRange: Self.chatVRange, localDisplayName: r["local_display_name"], profileId: r["profile_id"],
+            profile: Profile(displayName: r["display_name"], fullName: r["full_name"], image: r["image"], contactLink: r["contact_link"]),
+            createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]), pqSupport: true)
+    }
+
+    static func chatItem(_ r: Row) -> ChatItem {
+        let sent: Bool = r["item_sent"]
+        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(json: r["item_content"])
+        let status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
+        let text: String = r["item_text"]
+        let meta = CIMeta(itemId: r["chat_item_id"], itemTs: ts(r["item_ts"]), itemText: text, itemStatus: status,
+                          itemSharedMsgId: r["shared_msg_id"], deletable: true, editable: sent,
+                          createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+        return ChatItem(chatDir: sent ? .directSnd : .directRcv, meta: meta, content: content, formattedText: Markdown.parse(text))
+    }
+
+    /// An agent failure as the API's `errorAgent`.
+    static func agentError(_ e: AgentError, connId: String = "") -> ChatError {
+        .errorAgent(agentError: apiAgentError(e), agentConnId: connId, connectionEntity_: nil)
+    }
+
+    static func apiAgentError(_ e: AgentError) -> AgentErrorType {
+        switch e {
+        case .command(let t, let s):
+            let c: AgentCommandErrorType = switch t { case .prohibited: .prohibited; case .size: .size; case .syntax: .syntax }
+            return .cmd(cmdErr: c, errContext: s)
+        case .connection(let t, let s):
+            let c: AgentConnectionErrorType = switch t {
+            case .notFound: .notFound; case .duplicate: .duplicate; case .simplex: .simplex
+            case .notAccepted: .notAccepted; case .notAvailable: .notAvailable
+            }
+            return .conn(connErr: c, errContext: s)
+        case .smp(let server, let t):
+            return .smp(serverAddress: server, smpErr: smpError(t))
+        case .broker(let server, let t):
+            let b: AgentBrokerErrorType = switch t {
+            case .network(let s): .network(networkError: .connectError(connectError: s))
+            case .timeout: .timeout
+            case .transport(let s): .unexpected(respErr: "transport: \(s)")
+            case .unexpected(let s): .unexpected(respErr: s)
+            case .closed: .network(networkError: .failedError)
+            }
+            return .broker(brokerAddress: server, brokerErr: b)
+        case .agent(let a):
+            let x: SMPAgentError = switch a {
+            case .message: .message
+            case .prohibited(let s): .prohibited(prohibitedErr: s)
+            case .version: .version
+            case .crypto: .crypto(cryptoErr: .decryptCB)
+            case .duplicate: .duplicate
+            }
+            return .agent(agentErr: x)
+        case .link(let l): return .agent(agentErr: .link(linkErr: "\(l)"))
+        case .store(let s): return .internal(internalErr: "store: \(s)")
+        case .internalError(let s): return .internal(internalErr: s)
+        }
+    }
+
+    static func smpError(_ e: ErrorType) -> SMPErrorType {
+        switch e {
+        case .block: .block
+        case .session: .session
+        case .auth: .auth
+        case .quota: .quota
+        case .largeMessage: .largeMsg
+        case .noMessage: .noMsg
+        case .internalError: .internal
+        default: .internal
+        }
+    }
+}

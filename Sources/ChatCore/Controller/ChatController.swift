@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import NIOCore
+import NIOPosix
+import SMPAgent
+import SMPTransport
+
+/// The chat core behind the command API (seed 002 §1-4): parses command strings, runs them,
+/// answers `{"result": ...}` or `{"error": ...}`, and queues events for the layer above.
+/// Several controllers can live in one process; each owns its chat and agent databases.
+public actor ChatController {
+    /// Settings the host gives when opening the core (the CLI's `-s` servers, for example).
+    public struct Config: Sendable {
+        /// SMP relays used when the user configured none.
+        public var defaultSMPServers: [String] = []
+        public init() {}
+    }
+
+    public nonisolated let dbPrefix: String
+    public nonisolated let config: Config
+    let store: ChatStore
+    let group: any EventLoopGroup
+    let events = EventQueue()
+    var agent: SMPAgent?
+    var agentEvents: Task<Void, Never>?
+    var closed = false
+    /// Delivery statuses that arrived before their chat item had its agent message id.
+    var earlyStatuses: [EarlyKey: CIStatus] = [:]
+
+    /// The chat database file for a prefix (`<prefix>_chat.db`).
+    public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }
+    /// The agent database file for a prefix (`<prefix>_agent.db`).
+    public static func agentDatabasePath(_ prefix: String) -> String { prefix + "_agent.db" }
+
+    private init(dbPrefix: String, config: Config, store: ChatStore, group: any EventLoopGroup) {
+        self.dbPrefix = dbPrefix
+        self.config = config
+        self.store = store
+        self.group = group
+    }
+
+    /// Opens (creating or migrating) the chat database at `<prefix>_chat.db`; the controller
+    /// exists only when the result is `.ok` (`chat_migrate_init`).
+    public static func open(dbPrefix: String, key: String = "", confirm: MigrationConfirmation = .yesUp, config: Config = Config(),
+                            group: any EventLoopGroup) -> (ChatController?, DBMigrationResult) {
+        switch ChatStore.open(path: chatDatabasePath(dbPrefix), key: key, confirm: confirm) {
+        case .success(let store):
+            return (ChatController(dbPrefix: dbPrefix, config: config, store: store, group: group), .ok)
+        case .failure(let r):
+            return (nil, r)
+        }
+    }
+
+    /// Runs one command string and answers with the API's JSON envelope.
+    public func send(_ command: String) async -> String {
+        switch await execute(command) {
+        case .success(let r): return r.resultJSONString()
+        case .failure(let e): return e.errorJSONString()
+        }
+    }
+
+    /// Runs one command string; malformed commands are `commandError`, never a crash.
+    public func execute(_ command: String) async -> Result<ChatResponse, ChatError> {
+        guard !closed else { return .failure(.error(errorType: .chatNotStarted)) }
+        switch ChatCommand.parse(command) {
+        case .failure(let e): return .failure(e)
+        case .success(let cmd):
+            do { return .success(try await execute(cmd)) } catch { return .failure(error) }
+        }
+    }
+
+    /// The next event as `{"result": <ChatEvent>}`, waiting up to `timeout` seconds.
+    public func nextEvent(timeout: Double) async -> String? {
+        await events.pop(timeout: timeout)
+    }
+
+    func emit(_ e: ChatEvent) { events.push(e.resultJSONString()) }
+
+    /// Stops the agent and closes both databases; later calls answer `chatNotStarted`.
+    public func close() async {
+        closed = true
+        await stopAgent()
+        store.close()
+        events.close()
+    }
+
+    func execute(_ cmd: ChatCommand) async throws(ChatError) -> ChatResponse {
+        switch cmd {
+        case .showActiveUser:
+            return .activeUser(user: try activeUser())
+        case .createActiveUser(let new):
+            return .activeUser(user: try createUser(new))
+        case .listUsers:
+            return .usersList(users: try users().map { UserInfo(user: $0, unreadCount: 0) })
+        case .apiSetActiveUser(let userId, _):
+            return .activeUser(user: try setActiveUser(userId))
+        case .startChat:
+            return try await startAgent() ? .chatStarted : .chatRunning
+        case .apiStopChat:
+            await stopAgent()
+            return .chatStopped
+        case .setUserProtoServers(let proto, let servers):
+            try setServers(proto, servers)
+            return .cmdOk(user_: try? activeUser())
+        case .apiAddContact(let userId, let incognito):
+            return try await addContact(userId: userId, incognito: incognito)
+        case .addContact(let incognito):
+            return try await addContact(userId: try activeUser().userId, incognito: incognito)
+        case .apiConnectPlan(let userId, let link):
+            return try connectPlan(userId: userId, link: link)
+        case .apiConnect(let userId, let incognito, let link):
+            return try await connect(userId: userId, incognito: incognito, link: link.connFullLink)
+        case .connect(let incognito, let link):
+            return try await connect(userId: try activeUser().userId, incognito: incognito, link: link)
+        case .apiAcceptContact(let incognito, let reqId):
+            return try await acceptContact(requestId: reqId, incognito: incognito)
+        case .apiRejectContact(let reqId):
+            return try await rejectContact(requestId: reqId)
+        case .apiSetConnectionIncognito(let connId, let incognito):
+            return try setConnectionIncognito(connId: connId, incognito: incognito)
+        case .apiCreateMyAddress(let userId, _):
+            return try await createAddress(userId: userId)
+        case .apiShowMyAddress(let userId):
+            return try showAddress(userId: userId)
+        case .apiDeleteMyAddress(let userId):
+            return try await deleteAddress(userId: userId)
+        case .apiSendMessages(let ref, let live, let ttl, let messages):
+            return try await sendMessages(ref, ttl: ttl, live: live, messages)
+        case .apiGetChats(let userId, let pcc, _, _):
+            return try getChats(userId: userId, pendingConnections: pcc)
+        case .apiGetChat(let ref, _, let pagination, let search):
+            return try getChat(ref, pagination: pagination, search: search)
+        case .apiChatRead(let ref):
+            return try readChat(ref)
+        case .apiListContacts(let userId):
+            return try listContacts(userId: userId)
+        default:
+            // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
+            throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Events waiting for the layer above (`chat_recv_msg_wait`): a FIFO with a timed wait, so a
+/// caller that asks with a timeout gets the next event or nothing when the time is up.
+final class EventQueue: Sendable {
+    private struct State {
+        var buffer: [String] = []
+        var waiters: [(id: UInt64, cont: CheckedContinuation<String?, Never>)] = []
+        var nextId: UInt64 = 0
+        var closed = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    func push(_ event: String) {
+        let waiter = state.withLockedValue { s -> CheckedContinuation<String?, Never>? in
+            guard !s.closed else { return nil }
+            if !s.waiters.isEmpty { return s.waiters.removeFirst().cont }
+            s.buffer.append(event)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// The next event, waiting up to `timeout` seconds; nil when none came.
+    func pop(timeout: Double) async -> String? {
+        let id = state.withLockedValue { s -> UInt64 in
+            s.nextId += 1
+            return s.nextId
+        }
+        return await withCheckedContinuation { (cont: CheckedContinuation<String?, Never>) in
+            let immediate = state.withLockedValue { s -> String?? in
+                if !s.buffer.isEmpty { return .some(s.buffer.removeFirst()) }
+                if s.closed || timeout <= 0 { return .some(nil) }
+                s.waiters.append((id, cont))
+                return nil
+            }
+            if let immediate {
+                cont.resume(returning: immediate)
+                return
+            }
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                let expired = self.state.withLockedValue { s -> CheckedContinuation<String?, Never>? in
+                    guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return s.waiters.remove(at: i).cont
+                }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Wakes every waiter with nothing; later pushes are dropped.
+    func close() {
+        let waiters = state.withLockedValue { s -> [CheckedContinuation<String?, Never>] in
+            s.closed = true
+            defer { s.waiters.removeAll() }
+            return s.waiters.map(\.cont)
+        }
+        for w in waiters { w.resume(returning: nil) }
+    }
+}

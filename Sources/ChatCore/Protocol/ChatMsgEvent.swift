@@ -1,0 +1,209 @@
+/// What a chat message says: the `event` tag with its typed `params`. Events this version does not
+/// model (groups, calls, probes, legacy file transfer, newer events) decode as `unknown` and are
+/// re-encoded unchanged, so nothing a peer sends fails to decode just for being unfamiliar.
+public enum ChatMsgEvent: Sendable, Hashable {
+    /// `x.msg.new`: a new chat item.
+    case msgNew(MsgContainer)
+    /// `x.msg.file.descr`: a further part of the XFTP description of the file in message `msgId`.
+    case msgFileDescr(msgId: SharedMsgId, fileDescr: FileDescr)
+    /// `x.msg.update`: new content for the sender's earlier message.
+    case msgUpdate(MsgUpdate)
+    /// `x.msg.del`: delete a message; `memberId` names its sender when a moderator deletes it.
+    case msgDel(msgId: SharedMsgId, memberId: MemberId? = nil, scope: MsgScope? = nil)
+    /// `x.msg.deleted`: no params.
+    case msgDeleted
+    /// `x.msg.react`: add or remove a reaction to a message (`memberId` of its sender in groups).
+    case msgReact(msgId: SharedMsgId, memberId: MemberId? = nil, scope: MsgScope? = nil, reaction: MsgReaction, add: Bool)
+    /// `x.file.cancel`: the sender cancelled the file of message `msgId`.
+    case fileCancel(msgId: SharedMsgId)
+    /// `x.info`: the sender's profile (handshake and profile updates).
+    case info(Profile)
+    /// `x.contact`: a contact request to an address. `contactReqId` marks repeats of one request,
+    /// `welcomeMsgId` is the address's welcome message, `requestMsg` the message sent with it.
+    case contact(profile: Profile, contactReqId: XContactId? = nil, welcomeMsgId: SharedMsgId? = nil, requestMsg: RequestMsg? = nil)
+    /// `x.direct.del`: the contact deleted the conversation.
+    case directDel
+    /// `x.ok`: connection handshake.
+    case ok
+    /// Any other event tag starting with `x` (all `x.grp.*`, `x.call.*`, `x.info.probe*`, `x.file`,
+    /// `x.file.acpt*`, `x.member`, and events of newer versions), with its params as received.
+    case unknown(event: String, params: [String: JSONValue])
+
+    /// The `x.msg.update` params.
+    public struct MsgUpdate: Sendable, Hashable {
+        public var msgId: SharedMsgId
+        public var content: MsgContent
+        public var mentions: [String: MsgMention]
+        public var ttl: Int?
+        public var live: Bool?
+        public var scope: MsgScope?
+        public var asGroup: Bool?
+        public var prefs: MsgPrefs?
+
+        public init(
+            msgId: SharedMsgId, content: MsgContent, mentions: [String: MsgMention] = [:], ttl: Int? = nil,
+            live: Bool? = nil, scope: MsgScope? = nil, asGroup: Bool? = nil, prefs: MsgPrefs? = nil
+        ) {
+            self.msgId = msgId
+            self.content = content
+            self.mentions = mentions
+            self.ttl = ttl
+            self.live = live
+            self.scope = scope
+            self.asGroup = asGroup
+            self.prefs = prefs
+        }
+    }
+
+    /// The message sent together with a contact request (`msgId` and `content` in `x.contact` params;
+    /// taken only when both are present, as simplex-chat does).
+    public struct RequestMsg: Sendable, Hashable {
+        public var msgId: SharedMsgId
+        public var content: MsgContent
+
+        public init(msgId: SharedMsgId, content: MsgContent) {
+            self.msgId = msgId
+            self.content = content
+        }
+    }
+
+    /// The `event` tag on the wire.
+    public var tag: String {
+        switch self {
+        case .msgNew: KnownEventTag.msgNew.rawValue
+        case .msgFileDescr: KnownEventTag.msgFileDescr.rawValue
+        case .msgUpdate: KnownEventTag.msgUpdate.rawValue
+        case .msgDel: KnownEventTag.msgDel.rawValue
+        case .msgDeleted: KnownEventTag.msgDeleted.rawValue
+        case .msgReact: KnownEventTag.msgReact.rawValue
+        case .fileCancel: KnownEventTag.fileCancel.rawValue
+        case .info: KnownEventTag.info.rawValue
+        case .contact: KnownEventTag.contact.rawValue
+        case .directDel: KnownEventTag.directDel.rawValue
+        case .ok: KnownEventTag.ok.rawValue
+        case .unknown(let event, _): event
+        }
+    }
+
+    /// Whether simplex-chat accepts `tag` as a JSON chat event: it must start with `x` and have no
+    /// space (anything else fails the whole message there, so it does here too).
+    public static func isValidTag(_ tag: String) -> Bool {
+        tag.utf8.first == UInt8(ascii: "x") && !tag.utf8.contains(UInt8(ascii: " "))
+    }
+}
+
+/// The event tags with typed params.
+enum KnownEventTag: String {
+    case msgNew = "x.msg.new"
+    case msgFileDescr = "x.msg.file.descr"
+    case msgUpdate = "x.msg.update"
+    case msgDel = "x.msg.del"
+    case msgDeleted = "x.msg.deleted"
+    case msgReact = "x.msg.react"
+    case fileCancel = "x.file.cancel"
+    case info = "x.info"
+    case contact = "x.contact"
+    case directDel = "x.direct.del"
+    case ok = "x.ok"
+}
+
+// MARK: params coding
+
+extension ChatMsgEvent {
+    /// Decodes the `params` member of `envelope` for event `tag` (already validated).
+    static func decode(tag: String, from envelope: ProtocolDecodingContainer) throws -> ChatMsgEvent {
+        let paramsKey = ChatProtocolKey("params")
+        guard let known = KnownEventTag(rawValue: tag) else {
+            return .unknown(event: tag, params: try envelope.decode([String: JSONValue].self, forKey: paramsKey))
+        }
+        // Every known event needs a params object, even those without params (as simplex-chat).
+        let p = try envelope.nestedContainer(keyedBy: ChatProtocolKey.self, forKey: paramsKey)
+        switch known {
+        case .msgNew:
+            return .msgNew(try envelope.decode(MsgContainer.self, forKey: paramsKey))
+        case .msgFileDescr:
+            return try .msgFileDescr(msgId: p.req("msgId"), fileDescr: p.req("fileDescr"))
+        case .msgUpdate:
+            return try .msgUpdate(
+                MsgUpdate(
+                    msgId: p.req("msgId"), content: p.req("content"), mentions: p.opt("mentions") ?? [:],
+                    ttl: p.opt("ttl"), live: p.opt("live"), scope: p.opt("scope"), asGroup: p.opt("asGroup"),
+                    prefs: p.opt("prefs")))
+        case .msgDel:
+            return try .msgDel(msgId: p.req("msgId"), memberId: p.opt("memberId"), scope: p.opt("scope"))
+        case .msgDeleted:
+            return .msgDeleted
+        case .msgReact:
+            return try .msgReact(
+                msgId: p.req("msgId"), memberId: p.opt("memberId"), scope: p.opt("scope"),
+                reaction: p.req("reaction"), add: p.req("add"))
+        case .fileCancel:
+            return try .fileCancel(msgId: p.req("msgId"))
+        case .info:
+            return try .info(p.req("profile"))
+        case .contact:
+            let reqMsgId: SharedMsgId? = try p.opt("msgId")
+            let reqContent: MsgContent? = try p.opt("content")
+            let requestMsg = reqMsgId.flatMap { id in reqContent.map { RequestMsg(msgId: id, content: $0) } }
+            return try .contact(
+                profile: p.req("profile"), contactReqId: p.opt("contactReqId"), welcomeMsgId: p.opt("welcomeMsgId"),
+                requestMsg: requestMsg)
+        case .directDel:
+            return .directDel
+        case .ok:
+            return .ok
+        }
+    }
+
+    /// Writes the `params` object.
+    func encodeParams(to encoder: any Encoder) throws {
+        switch self {
+        case .msgNew(let container):
+            try container.encode(to: encoder)
+        case .unknown(_, let params):
+            try JSONValue.object(params).encode(to: encoder)
+        default:
+            var c = encoder.container(keyedBy: ChatProtocolKey.self)
+            try encodeKnownParams(into: &c)
+        }
+    }
+
+    private func encodeKnownParams(into c: inout ProtocolEncodingContainer) throws {
+        switch self {
+        case .msgNew, .unknown, .msgDeleted, .directDel, .ok:
+            break
+        case .msgFileDescr(let msgId, let fileDescr):
+            try c.set(msgId, "msgId")
+            try c.set(fileDescr, "fileDescr")
+        case .msgUpdate(let u):
+            try c.set(u.msgId, "msgId")
+            try c.set(u.content, "content")
+            if !u.mentions.isEmpty { try c.set(u.mentions, "mentions") }
+            try c.set(u.ttl, "ttl")
+            try c.set(u.live, "live")
+            try c.set(u.scope, "scope")
+            try c.set(u.asGroup, "asGroup")
+            try c.set(u.prefs, "prefs")
+        case .msgDel(let msgId, let memberId, let scope):
+            try c.set(msgId, "msgId")
+            try c.set(memberId, "memberId")
+            try c.set(scope, "scope")
+        case .msgReact(let msgId, let memberId, let scope, let reaction, let add):
+            try c.set(msgId, "msgId")
+            try c.set(memberId, "memberId")
+            try c.set(scope, "scope")
+            try c.set(reaction, "reaction")
+            try c.set(add, "add")
+        case .fileCancel(let msgId):
+            try c.set(msgId, "msgId")
+        case .info(let profile):
+            try c.set(profile, "profile")
+        case .contact(let profile, let contactReqId, let welcomeMsgId, let requestMsg):
+            try c.set(profile, "profile")
+            try c.set(contactReqId, "contactReqId")
+            try c.set(welcomeMsgId, "welcomeMsgId")
+            try c.set(requestMsg?.msgId, "msgId")
+            try c.set(requestMsg?.content, "content")
+        }
+    }
+}

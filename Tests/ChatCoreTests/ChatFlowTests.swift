@@ -1,0 +1,151 @@
+import Foundation
+import NIOPosix
+import SMPServer
+import SMPTransport
+import Testing
+
+@testable import ChatCore
+
+private let flowGroup = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+/// A chat client under test: a controller, its user, and every event it emitted.
+private final class Client: @unchecked Sendable {
+    let name: String
+    let c: ChatController
+    private(set) var events: [[String: Any]] = []
+
+    init(_ name: String, dir: String, server: String) async throws {
+        self.name = name
+        var config = ChatController.Config()
+        config.defaultSMPServers = [server]
+        let (c, r) = ChatController.open(dbPrefix: dir + "/\(name)", config: config, group: flowGroup)
+        #expect(r == .ok)
+        self.c = try #require(c)
+        _ = try await cmd(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#)
+        _ = try await cmd("/_start")
+    }
+
+    /// Runs a command that must succeed; returns its result object.
+    @discardableResult
+    func cmd(_ s: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let json = await c.send(s)
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        guard let r = obj["result"] as? [String: Any] else {
+            Issue.record("\(name) \(s): \(json)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        return r
+    }
+
+    /// Waits for an event of `type` that `match` accepts.
+    @discardableResult
+    func event(_ type: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+               _ match: ([String: Any]) -> Bool = { _ in true }) async throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let i = events.firstIndex(where: { $0["type"] as? String == type && match($0) }) { return events.remove(at: i) }
+            guard let s = await c.nextEvent(timeout: 0.2),
+                let obj = try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any],
+                let r = obj["result"] as? [String: Any]
+            else { continue }
+            events.append(r)
+        }
+        Issue.record("\(name): no \(type) event; got \(events.compactMap { $0["type"] })", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+}
+
+private func contactId(_ event: [String: Any]) -> Int64? {
+    ((event["contact"] as? [String: Any])?["contactId"] as? NSNumber)?.int64Value
+}
+
+private func displayName(_ event: [String: Any]) -> String? {
+    ((event["contact"] as? [String: Any])?["profile"] as? [String: Any])?["displayName"] as? String
+}
+
+private func itemText(_ e: [String: Any]) -> String? {
+    guard let items = e["chatItems"] as? [[String: Any]], let item = items.first?["chatItem"] as? [String: Any] else { return nil }
+    return (item["meta"] as? [String: Any])?["itemText"] as? String
+}
+
+private func itemStatus(_ e: [String: Any]) -> String? {
+    guard let items = e["chatItems"] as? [[String: Any]], let item = items.first?["chatItem"] as? [String: Any] else { return nil }
+    return ((item["meta"] as? [String: Any])?["itemStatus"] as? [String: Any])?["type"] as? String
+}
+
+@Suite(.serialized) struct ChatFlowTests {
+    /// Seed 001 §1, 2, 5 and seed 003 §1, 3: invitation, plan, connect, messages both ways with
+    /// sndSent -> sndRcvd statuses, chat list and chat history.
+    @Test func invitationAndMessages() async throws {
+        let dir = NSTemporaryDirectory() + "chat-flow-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var rc = SMPServerConfig()
+        rc.port = 0
+        rc.host = "127.0.0.1"
+        let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
+        let relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
+        let server = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description
+        let alice = try await Client("alice", dir: dir, server: server)
+        let bob = try await Client("bob", dir: dir, server: server)
+
+        let inv = try await alice.cmd("/_connect 1")
+        #expect(inv["type"] as? String == "invitation")
+        let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        #expect(link.hasPrefix("simplex:/invitation#/?v=7&smp="))
+        let chats = try await alice.cmd("/_get chats 1 pcc=on")
+        let pending = (chats["chats"] as? [[String: Any]])?.compactMap { ($0["chatInfo"] as? [String: Any])?["type"] as? String }
+        #expect(pending == ["contactConnection"])
+
+        let own = try await alice.cmd("/_connect plan 1 \(link)")
+        #expect(((own["connectionPlan"] as? [String: Any])?["invitationLinkPlan"] as? [String: Any])?["type"] as? String == "ownLink")
+        let plan = try await bob.cmd("/_connect plan 1 \(link)")
+        #expect(((plan["connectionPlan"] as? [String: Any])?["invitationLinkPlan"] as? [String: Any])?["type"] as? String == "ok")
+        let joined = try await bob.cmd("/connect \(link)")
+        #expect(joined["type"] as? String == "sentConfirmation")
+
+        let aliceSide = try await alice.event("contactConnected")
+        let bobSide = try await bob.event("contactConnected")
+        #expect(displayName(aliceSide) == "bob")
+        #expect(displayName(bobSide) == "alice")
+        let bobId = try #require(contactId(aliceSide)), aliceId = try #require(contactId(bobSide))
+
+        let sent = try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"hello *bob*"}}]"#)
+        #expect(sent["type"] as? String == "newChatItems" && itemStatus(sent) == "sndNew")
+        try await bob.event("newChatItems") { itemText($0) == "hello *bob*" }
+        try await alice.event("chatItemsStatusesUpdated") { itemStatus($0) == "sndRcvd" }
+
+        try await bob.cmd(#"/_send @\#(aliceId) json [{"msgContent":{"type":"text","text":"hi alice"}}]"#)
+        try await alice.event("newChatItems") { itemText($0) == "hi alice" }
+
+        let history = try await alice.cmd("/_get chat @\(bobId) count=10")
+        let items = try #require((history["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])
+        #expect(items.compactMap { ($0["meta"] as? [String: Any])?["itemText"] as? String } == ["hello *bob*", "hi alice"])
+        #expect(items.first?["formattedText"] != nil, "markdown is parsed into formattedText")
+        let contacts = try await alice.cmd("/_contacts 1")
+        #expect((contacts["contacts"] as? [Any])?.count == 1)
+
+        // Seed 001 §6, §4 and §7: address, contact request accepted, incognito joiner.
+        let address = try await alice.cmd("/_address 1")
+        let addressLink = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        let carol = try await Client("carol", dir: dir, server: server)
+        let req = try await carol.cmd("/_connect 1 incognito=on \(addressLink)")
+        #expect(req["type"] as? String == "sentInvitation")
+        let incognitoName = try #require((req["customUserProfile"] as? [String: Any])?["displayName"] as? String)
+        #expect(incognitoName != "carol")
+        let request = try await alice.event("receivedContactRequest")
+        let reqInfo = try #require(request["contactRequest"] as? [String: Any])
+        #expect((reqInfo["profile"] as? [String: Any])?["displayName"] as? String == incognitoName)
+        let reqId = try #require((reqInfo["contactRequestId"] as? NSNumber)?.int64Value)
+        let accepting = try await alice.cmd("/_accept \(reqId)")
+        #expect(accepting["type"] as? String == "acceptingContactRequest")
+        let carolAtAlice = try await alice.event("contactConnected") { displayName($0) == incognitoName }
+        try await carol.event("contactConnected") { displayName($0) == "alice" }
+        #expect(!String(describing: carolAtAlice).contains("carol"), "the real profile must never reach the peer")
+
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+        await relay.shutdown()
+    }
+}
