@@ -73,7 +73,111 @@ private func itemStatus(_ e: [String: Any]) -> String? {
     return ((item["meta"] as? [String: Any])?["itemStatus"] as? [String: Any])?["type"] as? String
 }
 
+private func itemId(_ e: [String: Any]) -> Int64? {
+    guard let items = e["chatItems"] as? [[String: Any]], let item = items.first?["chatItem"] as? [String: Any] else { return nil }
+    return ((item["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value
+}
+
+private func firstItem(_ e: [String: Any]) -> [String: Any]? {
+    (e["chatItems"] as? [[String: Any]])?.first?["chatItem"] as? [String: Any]
+}
+
+/// A relay on loopback for one test, and its address.
+private func startRelay(_ dir: String) async throws -> (SMPRelayServer, String) {
+    try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
+    var rc = SMPServerConfig()
+    rc.port = 0
+    rc.host = "127.0.0.1"
+    let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
+    let relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
+    return (relay, try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description)
+}
+
+/// Alice invites Bob; returns both clients and each one's contact id of the other.
+private func connectedPair(_ dir: String, _ server: String) async throws -> (Client, Client, Int64, Int64) {
+    let alice = try await Client("alice", dir: dir, server: server)
+    let bob = try await Client("bob", dir: dir, server: server)
+    let inv = try await alice.cmd("/_connect 1")
+    let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+    try await bob.cmd("/connect \(link)")
+    let a = try await alice.event("contactConnected"), b = try await bob.event("contactConnected")
+    return (alice, bob, try #require(contactId(a)), try #require(contactId(b)))
+}
+
 @Suite(.serialized) struct ChatFlowTests {
+    /// Seed 003 §4-8 and timed messages, profile updates, contact deletion: each action on one
+    /// side and its event on the other.
+    @Test func messageActions() async throws {
+        let dir = NSTemporaryDirectory() + "chat-actions-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let (alice, bob, bobId, aliceId) = try await connectedPair(dir, server)
+
+        let sent = try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"one"}}]"#)
+        let aItem = try #require(itemId(sent))
+        let got = try await bob.event("newChatItems") { itemText($0) == "one" }
+        let bItem = try #require(itemId(got))
+
+        // §4 edit, and an identical edit changes nothing.
+        let upd = try await alice.cmd(#"/_update item @\#(bobId) \#(aItem) json {"msgContent":{"type":"text","text":"one!"}}"#)
+        #expect(upd["type"] as? String == "chatItemUpdated")
+        let edited = try await bob.event("chatItemUpdated")
+        #expect((((edited["chatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemEdited"] as? Bool == true)
+        let same = try await alice.cmd(#"/_update item @\#(bobId) \#(aItem) json {"msgContent":{"type":"text","text":"one!"}}"#)
+        #expect(same["type"] as? String == "chatItemNotChanged")
+
+        // §6 reaction.
+        let r = try await bob.cmd(#"/_reaction @\#(aliceId) \#(bItem) on {"type":"emoji","emoji":"👍"}"#)
+        #expect(r["type"] as? String == "chatItemReaction" && r["added"] as? Bool == true)
+        let reacted = try await alice.event("chatItemReaction")
+        #expect((((reacted["reaction"] as? [String: Any])?["chatReaction"] as? [String: Any])?["reaction"] as? [String: Any])?["emoji"] as? String == "👍")
+        let aliceChat = try await alice.cmd("/_get chat @\(bobId) count=1")
+        let counts = ((aliceChat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.first?["reactions"] as? [[String: Any]]
+        #expect(counts?.first?["totalReacted"] as? Int == 1)
+
+        // §7 reply with a quote.
+        try await bob.cmd(#"/_send @\#(aliceId) json [{"quotedItemId":\#(bItem),"msgContent":{"type":"text","text":"reply"}}]"#)
+        let reply = try await alice.event("newChatItems") { itemText($0) == "reply" }
+        let quoted = try #require(firstItem(reply)?["quotedItem"] as? [String: Any])
+        #expect((quoted["content"] as? [String: Any])?["text"] as? String == "one!")
+        #expect((quoted["itemId"] as? NSNumber)?.int64Value == aItem)
+
+        // §8 forward.
+        let plan = try await alice.cmd("/_forward plan @\(bobId) \(aItem)")
+        #expect(plan["type"] as? String == "forwardPlan")
+        let fwd = try await alice.cmd("/_forward @\(bobId) @\(bobId) \(aItem)")
+        #expect((firstItem(fwd)?["meta"] as? [String: Any])?["itemForwarded"] != nil)
+        try await bob.event("newChatItems") { itemText($0) == "one!" }
+
+        // §5 delete for everyone.
+        let del = try await alice.cmd("/_delete item @\(bobId) \(aItem) broadcast")
+        #expect(del["type"] as? String == "chatItemsDeleted")
+        let gone = try await bob.event("chatItemsDeleted")
+        #expect(gone["byUser"] as? Bool == false)
+
+        // Timed message: gone on both sides after its ttl.
+        try await alice.cmd(#"/_send @\#(bobId) ttl=1 json [{"msgContent":{"type":"text","text":"vanishing"}}]"#)
+        let timed = try await bob.event("newChatItems") { itemText($0) == "vanishing" }
+        #expect(((firstItem(timed)?["meta"] as? [String: Any])?["itemTimed"] as? [String: Any])?["ttl"] as? Int == 1)
+        try await alice.event("chatItemsDeleted", timeout: 10) { $0["timed"] as? Bool == true }
+        try await bob.event("chatItemsDeleted", timeout: 10) { $0["timed"] as? Bool == true }
+
+        // Profile update reaches the contact.
+        let prof = try await bob.cmd(#"/_profile 1 {"displayName":"bobby","fullName":"Bob"}"#)
+        #expect(prof["type"] as? String == "userProfileUpdated")
+        let updated = try await alice.event("contactUpdated")
+        #expect(((updated["toContact"] as? [String: Any])?["profile"] as? [String: Any])?["displayName"] as? String == "bobby")
+
+        // Contact deletion is announced.
+        let deleted = try await alice.cmd("/_delete @\(bobId)")
+        #expect(deleted["type"] as? String == "contactDeleted")
+        try await bob.event("contactDeletedByContact")
+
+        await alice.c.close()
+        await bob.c.close()
+        await relay.shutdown()
+    }
+
     /// Seed 001 §1, 2, 5 and seed 003 §1, 3: invitation, plan, connect, messages both ways with
     /// sndSent -> sndRcvd statuses, chat list and chat history.
     @Test func invitationAndMessages() async throws {

@@ -27,10 +27,32 @@ extension ChatController {
                 await self.handleAgentEvent(e)
             }
         }
+        timedDeletions = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+                await self?.deleteExpiredItems()
+            }
+        }
         return true
     }
 
+    /// Timed messages past their time: removed, and reported as deleted with `timed`.
+    func deleteExpiredItems() {
+        guard let due = try? store.read({ db in
+            try Row.fetchAll(db, sql: "SELECT chat_item_id, contact_id, user_id FROM chat_items WHERE timed_delete_at <= ?", arguments: [Self.now])
+        }) else { return }
+        for r in due {
+            let itemId: Int64 = r[0], contactId: Int64 = r[1], userId: Int64 = r[2]
+            guard let contact = try? store.read({ db in try self.contact(db, contactId) }), let before = try? aItem(contact, itemId),
+                let user = try? userById(userId) else { continue }
+            try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+            emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)], byUser: false, timed: true))
+        }
+    }
+
     func stopAgent() async {
+        timedDeletions?.cancel()
+        timedDeletions = nil
         guard let a = agent else { return }
         agent = nil
         agentEvents?.cancel()
@@ -167,28 +189,111 @@ extension ChatController {
         }
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
         let shared = msg.msgId?.base64url
-        if case .msgNew(let container) = msg.event {
-            let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
-            let newStatus = try json(CIStatus.rcvNew)
-            let itemId = try store.write { db -> Int64? in
-                if let shared, try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?",
-                                                 arguments: [contactId, shared]) == true { return nil }
+        let user = try userById(userId)
+        var receipt: [UInt8]?
+        switch msg.event {
+        case .msgNew(let container):
+            receipt = []
+            if let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container),
+                let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+            }
+        case .msgUpdate(let u):
+            if let (itemId, r) = try receivedItem(contactId, u.msgId.base64url, sent: false),
+                (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
+                let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
+                try store.write { db in
+                    try db.execute(sql: "UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?",
+                                   arguments: [u.content.text, contentJSON, Self.now, itemId])
+                }
+                if let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                    emit(.chatItemUpdated(user: user, chatItem: try aItem(contact, itemId)))
+                }
+            }
+        case .msgDel(let msgId, _, _):
+            if let (itemId, _) = try receivedItem(contactId, msgId.base64url, sent: false),
+                let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                let before = try aItem(contact, itemId)
+                try markDeleted(itemId)
+                emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId))],
+                                       byUser: false, timed: false))
+            }
+        case .msgReact(let msgId, _, _, let reaction, let add):
+            // The peer reacts to one of our items or theirs: look the shared id up in both.
+            if let (itemId, r) = try receivedItem(contactId, msgId.base64url, sent: nil),
+                let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                try setReaction(itemId, try json(reaction), sent: false, add: add)
+                let item = try chatItem(itemId)
+                let cr = CIReaction(chatDir: .directRcv, chatItem: item, sentAt: Self.ts(Double(meta.brokerTs)), reaction: reaction)
+                _ = r
+                emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .direct(contact: contact), chatReaction: cr)))
+            }
+        case .info(let profile):
+            let change = try store.write { db -> (Contact, Contact)? in
+                guard let from = try self.contact(db, contactId) else { return nil }
                 try db.execute(sql: """
-                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, agent_msg_id, created_at, updated_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared,
-                                     meta.agentMsgId, Self.now, Self.now])
-                let id = db.lastInsertedRowID
-                try db.execute(sql: "UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
-                return id
+                    UPDATE contact_profiles SET display_name = ?, full_name = ?, image = ?, contact_link = ?
+                    WHERE profile_id = (SELECT profile_id FROM contacts WHERE contact_id = ?)
+                    """, arguments: [profile.displayName, profile.fullName, profile.image, profile.contactLink, contactId])
+                guard let to = try self.contact(db, contactId) else { return nil }
+                return (from, to)
             }
-            if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
-                emit(.newChatItems(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+            if let (from, to) = change, from.profile.profile != to.profile.profile {
+                emit(.contactUpdated(user: user, fromContact: from, toContact: to))
             }
-            // The receipt lets the sender see "delivered" (sndRcvd).
-            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: [])
-        } else {
-            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+        case .directDel:
+            let contact = try store.write { db -> Contact? in
+                try db.execute(sql: "UPDATE contacts SET contact_status = 'deleted', updated_at = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
+                try db.execute(sql: "UPDATE connections SET conn_status = 'deleted' WHERE contact_id = ?", arguments: [contactId])
+                return try self.contact(db, contactId)
+            }
+            if let contact { emit(.contactDeletedByContact(user: user, contact: contact)) }
+        default:
+            break
+        }
+        try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: receipt)
+    }
+
+    /// Stores a received x.msg.new once (by its shared id), with its quote and timer.
+    private func storeReceived(userId: Int64, contactId: Int64, meta: MsgMeta, shared: String?, _ container: MsgContainer) throws(ChatError) -> Int64? {
+        let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
+        let newStatus = try json(CIStatus.rcvNew)
+        let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
+        return try store.write { db -> Int64? in
+            if let shared, try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?",
+                                             arguments: [contactId, shared]) == true { return nil }
+            var quotedItemId: Int64?
+            if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
+                // The peer's "sent" is from its side: its sent item is our received one.
+                quotedItemId = try Int64.fetchOne(db, sql: "SELECT chat_item_id FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?",
+                                                  arguments: [contactId, qid, !q.msgRef.sent])
+            }
+            try db.execute(sql: """
+                INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, agent_msg_id,
+                  item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content,
+                  created_at, updated_at)
+                VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared, meta.agentMsgId,
+                                 container.forward, container.live ?? false, container.ttl, container.ttl.map { Self.now + Double($0) },
+                                 quotedItemId, container.quote?.msgRef.msgId?.base64url, container.quote.map { !$0.msgRef.sent },
+                                 container.quote?.msgRef.sentAt.date.timeIntervalSince1970, quotedContent, Self.now, Self.now])
+            let id = db.lastInsertedRowID
+            try db.execute(sql: "UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
+            return id
+        }
+    }
+
+    /// An item of the contact's chat by shared message id; `sent` nil matches either direction.
+    private func receivedItem(_ contactId: Int64, _ shared: String, sent: Bool?) throws(ChatError) -> (Int64, Row)? {
+        try store.read { db -> (Int64, Row)? in
+            let r: Row?
+            if let sent {
+                r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?", arguments: [contactId, shared, sent])
+            } else {
+                r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?", arguments: [contactId, shared])
+            }
+            guard let r else { return nil }
+            return (r["chat_item_id"], r)
         }
     }
 

@@ -26,49 +26,91 @@ extension ChatController {
         }
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
         let (user, contact, agentConnId) = try contactConnection(ref.chatId)
-        let agent = try runningAgent()
         var items: [AChatItem] = []
         for m in messages {
-            let shared = SharedMsgId.random()
-            let body: Data
-            do {
-                body = try ChatMessage(msgId: shared, event: .msgNew(MsgContainer(content: m.msgContent, ttl: ttl, live: live ? true : nil))).encoded()
-            } catch {
-                throw .error(errorType: .commandError(message: "message: \(error)"))
-            }
-            let contentJSON = try json(CIContent.sndMsgContent(msgContent: m.msgContent))
-            let itemId = try store.write { db -> Int64 in
-                try db.execute(sql: """
-                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
-                    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [user.userId, contact.contactId, Self.now, m.msgContent.text, contentJSON, try self.json(CIStatus.sndNew),
-                                     shared.base64url, Self.now, Self.now])
-                let id = db.lastInsertedRowID
-                try db.execute(sql: "UPDATE contacts SET chat_ts = ?, contact_used = 1 WHERE contact_id = ?", arguments: [Self.now, contact.contactId])
-                return id
-            }
-            let msgId: Int64
-            do { msgId = try await agent.sendMessage(connId: agentConnId, body: [UInt8](body)) } catch {
-                try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
-                throw Self.agentError(error, connId: agentConnId)
-            }
-            try store.write { db in
-                try db.execute(sql: "UPDATE chat_items SET agent_msg_id = ? WHERE chat_item_id = ?", arguments: [msgId, itemId])
-            }
-            // The agent may have reported on it before we knew its id.
-            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) {
-                try setStatus(itemId, early)
-            }
+            let itemId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: m.msgContent,
+                                            quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
             items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId)))
         }
         return .newChatItems(user: user, chatItems: items)
     }
 
+    /// Sends one x.msg.new and stores its chat item (sndNew until the agent reports SENT).
+    func sendItem(user: User, contact: Contact, agentConnId: String, content: MsgContent, quotedItemId: Int64?,
+                  ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
+        var quote: (row: Row, msg: QuotedMsg)?
+        if let qid = quotedItemId {
+            guard let r = try store.read({ db in
+                try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?", arguments: [qid, contact.contactId])
+            }), let qc = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String), let qContent = qc.msgContent else {
+                throw .errorStore(storeError: .chatItemNotFound(itemId: qid))
+            }
+            let shared = (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }
+            // `sent`: whether the quoting author (we) sent the quoted message.
+            quote = (r, QuotedMsg(msgRef: MsgRef(msgId: shared, sentAt: Self.ts(r["item_ts"]), sent: r["item_sent"] as Bool), content: qContent))
+        }
+        let shared = SharedMsgId.random()
+        let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
+        let body: Data
+        do { body = try ChatMessage(msgId: shared, event: .msgNew(container)).encoded() } catch {
+            throw .error(errorType: .commandError(message: "message: \(error)"))
+        }
+        let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
+        let status = try json(CIStatus.sndNew)
+        let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
+        let itemId = try store.write { db -> Int64 in
+            try db.execute(sql: """
+                INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
+                  item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content,
+                  created_at, updated_at)
+                VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [user.userId, contact.contactId, Self.now, content.text, contentJSON, status, shared.base64url,
+                                 forwarded, live, ttl, ttl.map { Self.now + Double($0) }, quote?.row["chat_item_id"] as Int64?,
+                                 quote?.row["shared_msg_id"] as String?, quote?.row["item_sent"] as Bool?, quote?.row["item_ts"] as Double?,
+                                 quotedContent, Self.now, Self.now])
+            let id = db.lastInsertedRowID
+            try db.execute(sql: "UPDATE contacts SET chat_ts = ?, contact_used = 1 WHERE contact_id = ?", arguments: [Self.now, contact.contactId])
+            return id
+        }
+        let msgId: Int64
+        do { msgId = try await sendToAgent(agentConnId, body) } catch {
+            try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+            throw error
+        }
+        try store.write { db in
+            try db.execute(sql: "UPDATE chat_items SET agent_msg_id = ? WHERE chat_item_id = ?", arguments: [msgId, itemId])
+        }
+        // The agent may have reported on it before we knew its id.
+        if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) {
+            try setStatus(itemId, early)
+        }
+        return itemId
+    }
+
+    func sendToAgent(_ agentConnId: String, _ body: Data) async throws(ChatError) -> Int64 {
+        let agent = try runningAgent()
+        do { return try await agent.sendMessage(connId: agentConnId, body: [UInt8](body)) } catch {
+            throw Self.agentError(error, connId: agentConnId)
+        }
+    }
+
+    /// Sends a chat event that makes no chat item of its own (update, delete, reaction, profile).
+    func sendEvent(_ agentConnId: String, _ event: ChatMsgEvent) async throws(ChatError) {
+        let body: Data
+        do { body = try ChatMessage(msgId: SharedMsgId.random(), event: event).encoded() } catch {
+            throw .error(errorType: .commandError(message: "message: \(error)"))
+        }
+        _ = try await sendToAgent(agentConnId, body)
+    }
+
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
-        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }) else {
+        guard let item = try store.read({ db -> ChatItem? in
+            guard let r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) else { return nil }
+            return try Self.chatItem(db, r)
+        }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
         }
-        return Self.chatItem(r)
+        return item
     }
 
     func setStatus(_ itemId: Int64, _ status: CIStatus) throws(ChatError) {
@@ -96,7 +138,7 @@ extension ChatController {
                 let unread = try Int.fetchOne(db, sql: "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status = ?",
                                               arguments: [id, try self.json(CIStatus.rcvNew)]) ?? 0
                 let ts = (last?["item_ts"] as Double?) ?? (c.createdAt.date.timeIntervalSince1970)
-                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: last.map { [Self.chatItem($0)] } ?? [],
+                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unread))))
             }
             for id in try Int64.fetchAll(db, sql: "SELECT contact_request_id FROM contact_requests WHERE user_id = ?", arguments: [userId]) {
@@ -116,7 +158,7 @@ extension ChatController {
     /// `/_get chat @<contactId> <pagination>[ search=...]`.
     func getChat(_ ref: ChatRef, pagination: ChatPagination, search: String?) throws(ChatError) -> ChatResponse {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
-        let found = try store.read { db -> (Int64, Contact, [Row])? in
+        let found = try store.read { db -> (Int64, Contact, [ChatItem])? in
             guard let c = try self.contact(db, ref.chatId),
                 let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
             else { return nil }
@@ -140,11 +182,11 @@ extension ChatController {
                 let after = try Row.fetchAll(db, sql: sql + " AND chat_item_id >= ? ORDER BY chat_item_id ASC LIMIT ?", arguments: args + [id, n - n / 2])
                 rows = before + after
             }
-            return (userId, c, rows)
+            return (userId, c, try rows.map { try Self.chatItem(db, $0) })
         }
-        guard let (userId, contact, rows) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
+        guard let (userId, contact, items) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
         let user = try userById(userId)
-        return .apiChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: rows.map(Self.chatItem)), navInfo: nil)
+        return .apiChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items), navInfo: nil)
     }
 
     /// `/_read chat @<contactId>`: received items become rcvRead.

@@ -78,15 +78,38 @@ extension ChatController {
             createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]), pqSupport: true)
     }
 
-    static func chatItem(_ r: Row) -> ChatItem {
+    /// A chat item row with its quote, timer, deletion mark and reaction counts.
+    static func chatItem(_ db: Database, _ r: Row) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
+        let itemId: Int64 = r["chat_item_id"]
         let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(json: r["item_content"])
         let status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
+        let deleted = (r["item_deleted"] as String?).flatMap { try? ChatJSON.decode(CIDeleted.self, from: $0) }
         let text: String = r["item_text"]
-        let meta = CIMeta(itemId: r["chat_item_id"], itemTs: ts(r["item_ts"]), itemText: text, itemStatus: status,
-                          itemSharedMsgId: r["shared_msg_id"], deletable: true, editable: sent,
+        let ttl: Int? = r["timed_ttl"]
+        let deleteAt: Double? = r["timed_delete_at"]
+        let forwarded: Bool = r["item_forwarded"]
+        let meta = CIMeta(itemId: itemId, itemTs: ts(r["item_ts"]), itemText: text, itemStatus: status,
+                          itemSharedMsgId: r["shared_msg_id"], itemForwarded: forwarded ? .unknown : nil, itemDeleted: deleted,
+                          itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(ts)) },
+                          itemLive: (r["item_live"] as Bool) ? true : nil, deletable: true, editable: sent && deleted == nil,
                           createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
-        return ChatItem(chatDir: sent ? .directSnd : .directRcv, meta: meta, content: content, formattedText: Markdown.parse(text))
+        var quote: CIQuote?
+        if let qc = r["quoted_content"] as String?, let qContent = try? ChatJSON.decode(MsgContent.self, from: qc) {
+            let qSent: Bool? = r["quoted_sent"]
+            quote = CIQuote(chatDir: qSent.map { $0 ? .directSnd : .directRcv }, itemId: r["quoted_item_id"], sharedMsgId: r["quoted_shared_msg_id"],
+                            sentAt: ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
+        }
+        var counts: [CIReactionCount] = []
+        for rr in try Row.fetchAll(db, sql: """
+            SELECT reaction, count(*) AS total, max(reaction_sent) AS mine FROM chat_item_reactions
+            WHERE chat_item_id = ? GROUP BY reaction ORDER BY min(reaction_id)
+            """, arguments: [itemId]) {
+            guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: rr["reaction"] as String) else { continue }
+            counts.append(CIReactionCount(reaction: reaction, userReacted: rr["mine"], totalReacted: rr["total"]))
+        }
+        return ChatItem(chatDir: sent ? .directSnd : .directRcv, meta: meta, content: content,
+                        formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts)
     }
 
     /// An agent failure as the API's `errorAgent`.

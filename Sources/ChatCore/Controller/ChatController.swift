@@ -23,6 +23,8 @@ public actor ChatController {
     let events = EventQueue()
     var agent: SMPAgent?
     var agentEvents: Task<Void, Never>?
+    /// Deletes timed (disappearing) messages when their time comes.
+    var timedDeletions: Task<Void, Never>?
     var closed = false
     /// Delivery statuses that arrived before their chat item had its agent message id.
     var earlyStatuses: [EarlyKey: CIStatus] = [:]
@@ -134,6 +136,20 @@ public actor ChatController {
             return try readChat(ref)
         case .apiListContacts(let userId):
             return try listContacts(userId: userId)
+        case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
+            return try await updateItem(ref, itemId, live: live, updated)
+        case .apiDeleteChatItem(let ref, let itemIds, let mode):
+            return try await deleteItems(ref, itemIds, mode: mode)
+        case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
+            return try await react(ref, itemId, add: add, reaction)
+        case .apiPlanForwardChatItems(let from, let itemIds):
+            return try forwardPlan(from, itemIds)
+        case .apiForwardChatItems(let to, let from, let itemIds, let ttl):
+            return try await forward(to: to, from: from, itemIds, ttl: ttl)
+        case .apiDeleteChat(let ref, _):
+            return try await deleteContact(ref)
+        case .apiUpdateProfile(let userId, let profile):
+            return try await updateProfile(userId: userId, profile)
         default:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))

@@ -94,8 +94,29 @@ enum ChatMigrations {
               item_status TEXT NOT NULL,
               shared_msg_id TEXT,
               agent_msg_id INTEGER,
+              item_edited INTEGER NOT NULL DEFAULT 0,
+              item_deleted TEXT,
+              item_forwarded INTEGER NOT NULL DEFAULT 0,
+              item_live INTEGER NOT NULL DEFAULT 0,
+              timed_ttl INTEGER,
+              timed_delete_at REAL,
+              quoted_item_id INTEGER,
+              quoted_shared_msg_id TEXT,
+              quoted_sent INTEGER,
+              quoted_sent_at REAL,
+              quoted_content TEXT,
               created_at REAL NOT NULL,
               updated_at REAL NOT NULL
+            ) STRICT;
+            CREATE INDEX idx_chat_items_shared ON chat_items(contact_id, shared_msg_id);
+            CREATE INDEX idx_chat_items_timed ON chat_items(timed_delete_at) WHERE timed_delete_at IS NOT NULL;
+            CREATE TABLE chat_item_reactions(
+              reaction_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              chat_item_id INTEGER NOT NULL REFERENCES chat_items ON DELETE CASCADE,
+              reaction TEXT NOT NULL,
+              reaction_sent INTEGER NOT NULL,
+              created_at REAL NOT NULL,
+              UNIQUE(chat_item_id, reaction, reaction_sent)
             ) STRICT;
             CREATE INDEX idx_chat_items_contact ON chat_items(user_id, contact_id, chat_item_id);
             CREATE INDEX idx_chat_items_agent_msg ON chat_items(contact_id, agent_msg_id);

@@ -249,7 +249,17 @@ extension SMPAgent {
 
     /// Deletes the connection: its queues at the relays (best effort: an unreachable relay
     /// expires them) and every local record.
-    public func deleteConnection(connId: String) async throws(AgentError) {
+    /// With `waitForDelivery`, first waits up to that many seconds for queued messages (such as a
+    /// goodbye to the peer) to reach the relay.
+    public func deleteConnection(connId: String, waitForDelivery: Double = 0) async throws(AgentError) {
+        let deadline = Date().addingTimeInterval(waitForDelivery)
+        while Date() < deadline, !stopped {
+            let pending = (try? store.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM snd_messages WHERE conn_id = ? AND status = 'pending'", arguments: [connId])
+            }) ?? 0
+            if pending == 0 { break }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
         let rqs = try store.read { db in
             guard try ConnectionRecord.exists(db, key: connId) else { throw AgentError.connection(.notFound, connId) }
             return try RcvQueueRecord.filter(Column("conn_id") == connId).fetchAll(db)

@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Edits, deletions, reactions and forwarding (seed 003 §4-8), on our side and the peer's.
+extension ChatController {
+    /// A chat item of a direct chat with what actions need: its row, contact and user.
+    func directItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Contact, String, Row) {
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        let (user, contact, agentConnId) = try contactConnection(ref.chatId)
+        guard let r = try store.read({ db in
+            try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?", arguments: [itemId, ref.chatId])
+        }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
+        return (user, contact, agentConnId, r)
+    }
+
+    func aItem(_ contact: Contact, _ itemId: Int64) throws(ChatError) -> AChatItem {
+        AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))
+    }
+
+    /// `/_update item`: edits a sent message (x.msg.update); identical content changes nothing.
+    func updateItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
+        let (user, contact, agentConnId, r) = try directItem(ref, itemId)
+        guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
+            let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
+            let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
+        else { throw .error(errorType: .invalidChatItemUpdate) }
+        if current == updated.msgContent {
+            return .chatItemNotChanged(user: user, chatItem: try aItem(contact, itemId))
+        }
+        try await sendEvent(agentConnId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
+        let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
+        try store.write { db in
+            try db.execute(sql: "UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?",
+                           arguments: [updated.msgContent.text, contentJSON, live, Self.now, itemId])
+        }
+        return .chatItemUpdated(user: user, chatItem: try aItem(contact, itemId))
+    }
+
+    /// `/_delete item`: for me (internal: removed; internalMark: marked) or for everyone
+    /// (broadcast: x.msg.del to the peer, our copy marked deleted).
+    func deleteItems(_ ref: ChatRef, _ itemIds: [Int64], mode: CIDeleteMode) async throws(ChatError) -> ChatResponse {
+        var deletions: [ChatItemDeletion] = []
+        var user: User?
+        for itemId in itemIds {
+            let (u, contact, agentConnId, r) = try directItem(ref, itemId)
+            user = u
+            let before = try aItem(contact, itemId)
+            switch mode {
+            case .internal:
+                try store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
+            case .internalMark, .broadcast:
+                if mode == .broadcast {
+                    guard r["item_sent"] as Bool, let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else {
+                        throw .error(errorType: .invalidChatItemDelete)
+                    }
+                    try await sendEvent(agentConnId, .msgDel(msgId: shared))
+                }
+                try markDeleted(itemId)
+                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId)))
+            }
+        }
+        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
+        return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
+    }
+
+    func markDeleted(_ itemId: Int64) throws(ChatError) {
+        let mark = try json(CIDeleted.deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
+        try store.write { db in
+            try db.execute(sql: "UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE chat_item_id = ?", arguments: [mark, Self.now, itemId])
+        }
+    }
+
+    /// `/_reaction`: adds or removes our reaction (x.msg.react).
+    func react(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
+        let (user, contact, agentConnId, r) = try directItem(ref, itemId)
+        guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
+            throw .error(errorType: .commandError(message: "this item cannot have reactions"))
+        }
+        let reactionJSON = try json(reaction)
+        let present = try store.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1",
+                              arguments: [itemId, reactionJSON]) == true
+        }
+        guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
+        try await sendEvent(agentConnId, .msgReact(msgId: shared, reaction: reaction, add: add))
+        try setReaction(itemId, reactionJSON, sent: true, add: add)
+        let item = try chatItem(itemId)
+        let cr = CIReaction(chatDir: .directSnd, chatItem: item, sentAt: Self.ts(Self.now), reaction: reaction)
+        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .direct(contact: contact), chatReaction: cr))
+    }
+
+    func setReaction(_ itemId: Int64, _ reactionJSON: String, sent: Bool, add: Bool) throws(ChatError) {
+        try store.write { db in
+            if add {
+                try db.execute(sql: "INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, created_at) VALUES (?, ?, ?, ?)",
+                               arguments: [itemId, reactionJSON, sent, Self.now])
+            } else {
+                try db.execute(sql: "DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = ?",
+                               arguments: [itemId, reactionJSON, sent])
+            }
+        }
+    }
+
+    /// `/_forward plan`: which of the items can be forwarded (those with message content).
+    func forwardPlan(_ ref: ChatRef, _ itemIds: [Int64]) throws(ChatError) -> ChatResponse {
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        var ok: [Int64] = []
+        var user: User?
+        for id in itemIds {
+            let (u, _, _, r) = try directItem(ref, id)
+            user = u
+            if r["item_deleted"] as String? == nil, (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != nil {
+                ok.append(id)
+            }
+        }
+        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
+        return .forwardPlan(user: user, itemsCount: itemIds.count, chatItemIds: ok, forwardConfirmation: nil)
+    }
+
+    /// `/_forward`: sends the items' content to another chat, marked as forwarded.
+    func forward(to: ChatRef, from: ChatRef, _ itemIds: [Int64], ttl: Int?) async throws(ChatError) -> ChatResponse {
+        guard to.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        let (user, contact, agentConnId) = try contactConnection(to.chatId)
+        var items: [AChatItem] = []
+        for id in itemIds {
+            let (_, _, _, r) = try directItem(from, id)
+            guard let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent else { continue }
+            let newId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: content, quotedItemId: nil,
+                                           ttl: ttl, live: false, forwarded: true)
+            items.append(try aItem(contact, newId))
+        }
+        return .newChatItems(user: user, chatItems: items)
+    }
+
+    /// `/_delete @<contactId>`: tells the peer (x.direct.del), deletes the connection and the chat.
+    func deleteContact(_ ref: ChatRef) async throws(ChatError) -> ChatResponse {
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        let found = try store.read { db -> (Int64, Contact, [String])? in
+            guard let c = try self.contact(db, ref.chatId),
+                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+            else { return nil }
+            return (uid, c, try String.fetchAll(db, sql: "SELECT agent_conn_id FROM connections WHERE contact_id = ?", arguments: [ref.chatId]))
+        }
+        guard let (userId, contact, conns) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
+        for c in conns {
+            try? await sendEvent(c, .directDel)
+            if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: 3) }
+        }
+        try store.write { db in try db.execute(sql: "DELETE FROM contacts WHERE contact_id = ?", arguments: [ref.chatId]) }
+        return .contactDeleted(user: try userById(userId), contact: contact)
+    }
+
+    /// `/_profile <userId> <json>`: updates the profile and sends it (x.info) to every contact.
+    func updateProfile(userId: Int64, _ profile: Profile) async throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let from = user.profile.profile
+        if from == profile { return .userProfileNoChange(user: user) }
+        let valid = Self.validDisplayName(profile.displayName)
+        guard !valid.isEmpty, valid == profile.displayName else {
+            throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
+        }
+        try store.write { db in
+            try db.execute(sql: "UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ? WHERE user_id = ?",
+                           arguments: [valid, profile.displayName, profile.fullName, profile.image, userId])
+        }
+        // Incognito connections keep their random profile: only the others get the new one.
+        let conns = try store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT agent_conn_id FROM connections WHERE user_id = ? AND conn_status = 'ready' AND contact_id IS NOT NULL
+                AND custom_user_profile_id IS NULL
+                """, arguments: [userId])
+        }
+        var ok = 0, failed = 0
+        for c in conns {
+            do {
+                try await sendEvent(c, .info(profile))
+                ok += 1
+            } catch {
+                failed += 1
+            }
+        }
+        let updated = try userById(userId)
+        return .userProfileUpdated(user: updated, fromProfile: from, toProfile: profile,
+                                   updateSummary: UserProfileUpdateSummary(updateSuccesses: ok, updateFailures: failed, changedContacts: []))
+    }
+}
