@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "smp-server", targets: ["smp-server"]),
         .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
         .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
+        .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
     ],
     dependencies: [
@@ -124,6 +125,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/AgentBenchmark"
+        ),
+        .executableTarget(
+            name: "ChatBenchmark",
+            dependencies: [
+                "ChatCore", "SMPServer", "SMPTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/ChatBenchmark"
         ),
         // libFuzzer target for the decoders; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .target(name: "SMPFuzz", dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation"], path: "Fuzz/SMPFuzz"),

@@ -247,9 +247,12 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
         try await carol.event("contactConnected") { displayName($0) == "alice" }
         #expect(!String(describing: carolAtAlice).contains("carol"), "the real profile must never reach the peer")
 
+        // The relay going away is reported once per relay.
+        await relay.shutdown()
+        let down = try await alice.event("hostDisconnected")
+        #expect(down["transportHost"] as? String == "127.0.0.1")
         await alice.c.close()
         await bob.c.close()
         await carol.c.close()
-        await relay.shutdown()
     }
 }

@@ -10,7 +10,7 @@ extension ChatController {
     func startAgent() async throws(ChatError) -> Bool {
         if agent != nil { return false }
         let configured = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT server FROM smp_servers WHERE protocol = 'smp' AND enabled = 1 AND user_id = (SELECT user_id FROM users WHERE active_user = 1)")
+            try String.fetchAll(db.cachedStatement(sql: "SELECT server FROM smp_servers WHERE protocol = 'smp' AND enabled = 1 AND user_id = (SELECT user_id FROM users WHERE active_user = 1)"))
         }
         let servers = (configured.isEmpty ? config.defaultSMPServers : configured).compactMap { try? SMPServerAddress(parsing: $0) }
         let a: SMPAgent
@@ -39,13 +39,13 @@ extension ChatController {
     /// Timed messages past their time: removed, and reported as deleted with `timed`.
     func deleteExpiredItems() {
         guard let due = try? store.read({ db in
-            try Row.fetchAll(db, sql: "SELECT chat_item_id, contact_id, user_id FROM chat_items WHERE timed_delete_at <= ?", arguments: [Self.now])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, contact_id, user_id FROM chat_items WHERE timed_delete_at <= ?"), arguments: [Self.now])
         }) else { return }
         for r in due {
             let itemId: Int64 = r[0], contactId: Int64 = r[1], userId: Int64 = r[2]
             guard let contact = try? store.read({ db in try self.contact(db, contactId) }), let before = try? aItem(contact, itemId),
                 let user = try? userById(userId) else { continue }
-            try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+            try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
             emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)], byUser: false, timed: true))
         }
     }
@@ -70,7 +70,7 @@ extension ChatController {
     }
 
     private func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
-        try store.read { db in try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE agent_conn_id = ?", arguments: [agentConnId]) }
+        try store.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId]) }
     }
 
     private func decodeChatMessage(_ bytes: [UInt8]) -> ChatMessage? {
@@ -96,7 +96,7 @@ extension ChatController {
             do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: ours) } catch {
                 throw Self.agentError(error, connId: agentConnId)
             }
-            try store.write { db in try db.execute(sql: "UPDATE connections SET conn_status = 'accepted' WHERE agent_conn_id = ?", arguments: [agentConnId]) }
+            try store.write { db in try db.run("UPDATE connections SET conn_status = 'accepted' WHERE agent_conn_id = ?", [agentConnId]) }
         case .info(let info):
             guard let conn = try connectionRow(agentConnId) else { return }
             guard case .info(let profile)? = decodeChatMessage(info)?.event else {
@@ -109,7 +109,7 @@ extension ChatController {
             guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else { return }
             let userId: Int64 = conn["user_id"]
             let contact = try store.write { db -> Contact? in
-                try db.execute(sql: "UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", arguments: [Self.now, agentConnId])
+                try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
                 return try self.contact(db, contactId)
             }
             guard let contact else { return }
@@ -128,7 +128,17 @@ extension ChatController {
             try statusUpdate(agentConnId, msgId, .sndError(agentError: .other(sndError: "\(err)")))
         case .err(let err):
             emit(.chatError(chatError: Self.agentError(err, connId: agentConnId)))
-        case .end, .down, .up, .del, .qcont:
+        case .down(let server):
+            if hostsUp[server] != false {
+                hostsUp[server] = false
+                emit(.hostDisconnected(protocol: "smp", transportHost: Self.host(server)))
+            }
+        case .up(let server):
+            if hostsUp[server] != true {
+                hostsUp[server] = true
+                emit(.hostConnected(protocol: "smp", transportHost: Self.host(server)))
+            }
+        case .end, .del, .qcont:
             break
         }
     }
@@ -139,22 +149,20 @@ extension ChatController {
         let userId: Int64 = conn["user_id"]
         let connectionId: Int64 = conn["connection_id"]
         return try store.write { db -> Int64 in
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
+                """, [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
             let profileId = db.lastInsertedRowID
             let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
-            try db.execute(sql: "INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [userId, name, profileId, Self.now, Self.now])
+            try db.run("INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", [userId, name, profileId, Self.now, Self.now])
             let contactId = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE connections SET contact_id = ?, conn_status = ?, updated_at = ? WHERE connection_id = ?",
-                           arguments: [contactId, status, Self.now, connectionId])
+            try db.run("UPDATE connections SET contact_id = ?, conn_status = ?, updated_at = ? WHERE connection_id = ?", [contactId, status, Self.now, connectionId])
             return contactId
         }
     }
 
     private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) throws(ChatError) {
-        guard let link = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?", arguments: [agentConnId]) })
+        guard let link = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) })
         else { return }
         guard case .contact(let profile, _, _, _)? = decodeChatMessage(info)?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
@@ -162,13 +170,12 @@ extension ChatController {
         let userId: Int64 = link["user_id"]
         let linkId: Int64 = link["user_contact_link_id"]
         let requestId = try store.write { db -> Int64 in
-            try db.execute(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
+            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)", [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
             let profileId = db.lastInsertedRowID
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName), Self.now, Self.now])
+                """, [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName), Self.now, Self.now])
             return db.lastInsertedRowID
         }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
@@ -203,8 +210,7 @@ extension ChatController {
                 (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
                 let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
                 try store.write { db in
-                    try db.execute(sql: "UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?",
-                                   arguments: [u.content.text, contentJSON, Self.now, itemId])
+                    try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?", [u.content.text, contentJSON, Self.now, itemId])
                 }
                 if let contact = try store.read({ db in try self.contact(db, contactId) }) {
                     emit(.chatItemUpdated(user: user, chatItem: try aItem(contact, itemId)))
@@ -231,10 +237,10 @@ extension ChatController {
         case .info(let profile):
             let change = try store.write { db -> (Contact, Contact)? in
                 guard let from = try self.contact(db, contactId) else { return nil }
-                try db.execute(sql: """
+                try db.run("""
                     UPDATE contact_profiles SET display_name = ?, full_name = ?, image = ?, contact_link = ?
                     WHERE profile_id = (SELECT profile_id FROM contacts WHERE contact_id = ?)
-                    """, arguments: [profile.displayName, profile.fullName, profile.image, profile.contactLink, contactId])
+                    """, [profile.displayName, profile.fullName, profile.image, profile.contactLink, contactId])
                 guard let to = try self.contact(db, contactId) else { return nil }
                 return (from, to)
             }
@@ -243,8 +249,8 @@ extension ChatController {
             }
         case .directDel:
             let contact = try store.write { db -> Contact? in
-                try db.execute(sql: "UPDATE contacts SET contact_status = 'deleted', updated_at = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
-                try db.execute(sql: "UPDATE connections SET conn_status = 'deleted' WHERE contact_id = ?", arguments: [contactId])
+                try db.run("UPDATE contacts SET contact_status = 'deleted', updated_at = ? WHERE contact_id = ?", [Self.now, contactId])
+                try db.run("UPDATE connections SET conn_status = 'deleted' WHERE contact_id = ?", [contactId])
                 return try self.contact(db, contactId)
             }
             if let contact { emit(.contactDeletedByContact(user: user, contact: contact)) }
@@ -260,25 +266,25 @@ extension ChatController {
         let newStatus = try json(CIStatus.rcvNew)
         let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
         return try store.write { db -> Int64? in
-            if let shared, try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?",
+            if let shared, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?"),
                                              arguments: [contactId, shared]) == true { return nil }
             var quotedItemId: Int64?
             if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
                 // The peer's "sent" is from its side: its sent item is our received one.
-                quotedItemId = try Int64.fetchOne(db, sql: "SELECT chat_item_id FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?",
+                quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?"),
                                                   arguments: [contactId, qid, !q.msgRef.sent])
             }
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, agent_msg_id,
                   item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content,
                   created_at, updated_at)
                 VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared, meta.agentMsgId,
+                """, [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared, meta.agentMsgId,
                                  container.forward, container.live ?? false, container.ttl, container.ttl.map { Self.now + Double($0) },
                                  quotedItemId, container.quote?.msgRef.msgId?.base64url, container.quote.map { !$0.msgRef.sent },
                                  container.quote?.msgRef.sentAt.date.timeIntervalSince1970, quotedContent, Self.now, Self.now])
             let id = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", arguments: [Self.now, contactId])
+            try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
             return id
         }
     }
@@ -288,9 +294,9 @@ extension ChatController {
         try store.read { db -> (Int64, Row)? in
             let r: Row?
             if let sent {
-                r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?", arguments: [contactId, shared, sent])
+                r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?"), arguments: [contactId, shared, sent])
             } else {
-                r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?", arguments: [contactId, shared])
+                r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?"), arguments: [contactId, shared])
             }
             guard let r else { return nil }
             return (r["chat_item_id"], r)
@@ -299,10 +305,10 @@ extension ChatController {
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
         let found = try store.read { db -> (Int64, Int64, Int64)? in
-            guard let r = try Row.fetchOne(db, sql: """
+            guard let r = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
                 WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1
-                """, arguments: [agentConnId, msgId]) else { return nil }
+                """), arguments: [agentConnId, msgId]) else { return nil }
             return (r[0], r[1], r[2])
         }
         guard let (itemId, contactId, userId) = found else {
@@ -314,6 +320,11 @@ extension ChatController {
         try setStatus(itemId, status)
         guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
         emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+    }
+
+    /// The host part of a relay address, as hostConnected/hostDisconnected report it.
+    static func host(_ server: String) -> String {
+        (try? SMPServerAddress(parsing: server))?.hosts.first ?? server
     }
 
     static var placeholderUser: User {

@@ -13,7 +13,7 @@ extension ChatController {
     /// random incognito profile (the real one is never sent then).
     func profileToSend(_ user: User, incognitoProfileId: Int64?) throws(ChatError) -> Profile {
         if let id = incognitoProfileId,
-            let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM contact_profiles WHERE profile_id = ?", arguments: [id]) })
+            let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM contact_profiles WHERE profile_id = ?"), arguments: [id]) })
         {
             return Profile(displayName: r["display_name"], fullName: r["full_name"])
         }
@@ -25,8 +25,7 @@ extension ChatController {
         let nouns = ["Otter", "Falcon", "Maple", "River", "Comet", "Badger", "Willow", "Heron", "Fox", "Lynx", "Cedar", "Robin"]
         let name = "\(adjectives.randomElement() ?? "Quiet")\(nouns.randomElement() ?? "Otter")"
         return try store.write { db in
-            try db.execute(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, incognito, created_at) VALUES (?, ?, '', 1, ?)",
-                           arguments: [userId, name, Self.now])
+            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, incognito, created_at) VALUES (?, ?, '', 1, ?)", [userId, name, Self.now])
             return db.lastInsertedRowID
         }
     }
@@ -49,11 +48,11 @@ extension ChatController {
         }
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let row = try store.write { db -> Row? in
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, conn_link_inv, custom_user_profile_id, initiated, created_at, updated_at)
                 VALUES (?, ?, 'contact', 'new', ?, ?, 1, ?, ?)
-                """, arguments: [userId, agentConnId, link.uriString, incognitoId, Self.now, Self.now])
-            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [db.lastInsertedRowID])
+                """, [userId, agentConnId, link.uriString, incognitoId, Self.now, Self.now])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
         return .invitation(user: user, connLinkInvitation: CreatedConnLink(connFullLink: link.uriString), connection: Self.pending(row))
@@ -79,11 +78,11 @@ extension ChatController {
             throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, custom_user_profile_id, initiated, created_at, updated_at)
                 VALUES (?, ?, 'contact', 'joined', ?, ?, 1, ?, ?)
-                """, arguments: [userId, agentConnId, parsed.mode == .contact, incognitoId, Self.now, Self.now])
-            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [db.lastInsertedRowID])
+                """, [userId, agentConnId, parsed.mode == .contact, incognitoId, Self.now, Self.now])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
         let custom = incognito ? profile : nil
@@ -102,8 +101,8 @@ extension ChatController {
     func plan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> LinkPlan {
         let s = link.withSimplexScheme.uriString
         return try store.read { db -> LinkPlan in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM connections WHERE conn_link_inv = ?", arguments: [s]) == true { return .own }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user_contact_links WHERE conn_link = ?", arguments: [s]) == true { return .own }
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE conn_link_inv = ?"), arguments: [s]) == true { return .own }
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE conn_link = ?"), arguments: [s]) == true { return .own }
             return .fresh
         }
     }
@@ -129,22 +128,21 @@ extension ChatController {
     /// `/_address <userId>`: a long-lived contact address.
     func createAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        if try store.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }) == true {
+        if try store.read({ db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE user_id = ?"), arguments: [userId]) }) == true {
             throw .error(errorType: .commandError(message: "you already have an address"))
         }
         let agent = try runningAgent()
         let (agentConnId, link): (String, ConnectionRequestURI)
         do { (agentConnId, link) = try await agent.createConnection(mode: .contact, userId: userId) } catch { throw Self.agentError(error) }
         try store.write { db in
-            try db.execute(sql: "INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [userId, agentConnId, link.uriString, Self.now])
+            try db.run("INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, created_at) VALUES (?, ?, ?, ?)", [userId, agentConnId, link.uriString, Self.now])
         }
         return .userContactLinkCreated(user: user, connLinkContact: CreatedConnLink(connFullLink: link.uriString))
     }
 
     func showAddress(userId: Int64) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }) else {
+        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId]) }) else {
             throw .errorStore(storeError: .userContactLinkNotFound)
         }
         let link = UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
@@ -155,10 +153,10 @@ extension ChatController {
     func deleteAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         guard let agentConnId = try store.read({ db in
-            try String.fetchOne(db, sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?", arguments: [userId])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
         }) else { throw .errorStore(storeError: .userContactLinkNotFound) }
         if let agent { try? await agent.deleteConnection(connId: agentConnId) }
-        try store.write { db in try db.execute(sql: "DELETE FROM user_contact_links WHERE user_id = ?", arguments: [userId]) }
+        try store.write { db in try db.run("DELETE FROM user_contact_links WHERE user_id = ?", [userId]) }
         return .userContactLinkDeleted(user: user)
     }
 
@@ -166,7 +164,7 @@ extension ChatController {
     func acceptContact(requestId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
         guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
             guard let req = try self.contactRequest(db, requestId),
-                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?"), arguments: [requestId])
             else { return nil }
             return (req, uid)
         }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
@@ -180,16 +178,16 @@ extension ChatController {
         }
         let contact = try store.write { db -> Contact? in
             let name = try self.uniqueName(db, userId: userId, req.localDisplayName)
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO contacts (user_id, local_display_name, profile_id, contact_request_id, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [userId, name, req.profileId, requestId, Self.now, Self.now])
+                """, [userId, name, req.profileId, requestId, Self.now, Self.now])
             let contactId = db.lastInsertedRowID
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id, created_at, updated_at)
                 VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?)
-                """, arguments: [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, Self.now, Self.now])
-            try db.execute(sql: "DELETE FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+                """, [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, Self.now, Self.now])
+            try db.run("DELETE FROM contact_requests WHERE contact_request_id = ?", [requestId])
             return try self.contact(db, contactId)
         }
         guard let contact else { throw .error(errorType: .internalError(message: "contact not stored")) }
@@ -199,19 +197,19 @@ extension ChatController {
     func rejectContact(requestId: Int64) async throws(ChatError) -> ChatResponse {
         guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
             guard let req = try self.contactRequest(db, requestId),
-                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId])
+                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?"), arguments: [requestId])
             else { return nil }
             return (req, uid)
         }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
         let user = try userById(userId)
         if let agent { try? await agent.rejectContact(invitationId: req.agentInvitationId) }
-        try store.write { db in try db.execute(sql: "DELETE FROM contact_requests WHERE contact_request_id = ?", arguments: [requestId]) }
+        try store.write { db in try db.run("DELETE FROM contact_requests WHERE contact_request_id = ?", [requestId]) }
         return .contactRequestRejected(user: user, contactRequest: req, contact_: nil)
     }
 
     /// `/_set incognito :<connId> on|off` for a pending connection that has not sent its profile.
     func setConnectionIncognito(connId: Int64, incognito: Bool) throws(ChatError) -> ChatResponse {
-        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL", arguments: [connId]) }) else {
+        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL"), arguments: [connId]) }) else {
             throw .errorStore(storeError: .connectionNotFoundById(connId: connId))
         }
         guard (r["conn_status"] as String) == "new" else {
@@ -221,8 +219,8 @@ extension ChatController {
         let user = try userById(userId)
         let profileId = incognito ? try newIncognitoProfile(userId) : nil
         let row = try store.write { db -> Row? in
-            try db.execute(sql: "UPDATE connections SET custom_user_profile_id = ?, updated_at = ? WHERE connection_id = ?", arguments: [profileId, Self.now, connId])
-            return try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE connection_id = ?", arguments: [connId])
+            try db.run("UPDATE connections SET custom_user_profile_id = ?, updated_at = ? WHERE connection_id = ?", [profileId, Self.now, connId])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [connId])
         }
         guard let row else { throw .errorStore(storeError: .connectionNotFoundById(connId: connId)) }
         let custom = try profileId.map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
@@ -233,7 +231,7 @@ extension ChatController {
     func uniqueName(_ db: Database, userId: Int64, _ name: String) throws -> String {
         var candidate = name.isEmpty ? "contact" : name
         var n = 0
-        while try Bool.fetchOne(db, sql: "SELECT 1 FROM contacts WHERE user_id = ? AND local_display_name = ?", arguments: [userId, candidate]) == true {
+        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM contacts WHERE user_id = ? AND local_display_name = ?"), arguments: [userId, candidate]) == true {
             n += 1
             candidate = "\(name)_\(n)"
         }

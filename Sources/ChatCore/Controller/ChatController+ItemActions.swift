@@ -9,7 +9,7 @@ extension ChatController {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         let (user, contact, agentConnId) = try contactConnection(ref.chatId)
         guard let r = try store.read({ db in
-            try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?", arguments: [itemId, ref.chatId])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?"), arguments: [itemId, ref.chatId])
         }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
         return (user, contact, agentConnId, r)
     }
@@ -31,8 +31,7 @@ extension ChatController {
         try await sendEvent(agentConnId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
-            try db.execute(sql: "UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?",
-                           arguments: [updated.msgContent.text, contentJSON, live, Self.now, itemId])
+            try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?", [updated.msgContent.text, contentJSON, live, Self.now, itemId])
         }
         return .chatItemUpdated(user: user, chatItem: try aItem(contact, itemId))
     }
@@ -48,7 +47,7 @@ extension ChatController {
             let before = try aItem(contact, itemId)
             switch mode {
             case .internal:
-                try store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+                try store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
             case .internalMark, .broadcast:
                 if mode == .broadcast {
@@ -68,7 +67,7 @@ extension ChatController {
     func markDeleted(_ itemId: Int64) throws(ChatError) {
         let mark = try json(CIDeleted.deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
         try store.write { db in
-            try db.execute(sql: "UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE chat_item_id = ?", arguments: [mark, Self.now, itemId])
+            try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE chat_item_id = ?", [mark, Self.now, itemId])
         }
     }
 
@@ -80,7 +79,7 @@ extension ChatController {
         }
         let reactionJSON = try json(reaction)
         let present = try store.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1",
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1"),
                               arguments: [itemId, reactionJSON]) == true
         }
         guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
@@ -94,11 +93,9 @@ extension ChatController {
     func setReaction(_ itemId: Int64, _ reactionJSON: String, sent: Bool, add: Bool) throws(ChatError) {
         try store.write { db in
             if add {
-                try db.execute(sql: "INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, created_at) VALUES (?, ?, ?, ?)",
-                               arguments: [itemId, reactionJSON, sent, Self.now])
+                try db.run("INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, created_at) VALUES (?, ?, ?, ?)", [itemId, reactionJSON, sent, Self.now])
             } else {
-                try db.execute(sql: "DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = ?",
-                               arguments: [itemId, reactionJSON, sent])
+                try db.run("DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = ?", [itemId, reactionJSON, sent])
             }
         }
     }
@@ -139,16 +136,16 @@ extension ChatController {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         let found = try store.read { db -> (Int64, Contact, [String])? in
             guard let c = try self.contact(db, ref.chatId),
-                let uid = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [ref.chatId])
             else { return nil }
-            return (uid, c, try String.fetchAll(db, sql: "SELECT agent_conn_id FROM connections WHERE contact_id = ?", arguments: [ref.chatId]))
+            return (uid, c, try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE contact_id = ?"), arguments: [ref.chatId]))
         }
         guard let (userId, contact, conns) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
         for c in conns {
             try? await sendEvent(c, .directDel)
             if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: 3) }
         }
-        try store.write { db in try db.execute(sql: "DELETE FROM contacts WHERE contact_id = ?", arguments: [ref.chatId]) }
+        try store.write { db in try db.run("DELETE FROM contacts WHERE contact_id = ?", [ref.chatId]) }
         return .contactDeleted(user: try userById(userId), contact: contact)
     }
 
@@ -162,15 +159,14 @@ extension ChatController {
             throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
         }
         try store.write { db in
-            try db.execute(sql: "UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ? WHERE user_id = ?",
-                           arguments: [valid, profile.displayName, profile.fullName, profile.image, userId])
+            try db.run("UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ? WHERE user_id = ?", [valid, profile.displayName, profile.fullName, profile.image, userId])
         }
         // Incognito connections keep their random profile: only the others get the new one.
         let conns = try store.read { db in
-            try String.fetchAll(db, sql: """
+            try String.fetchAll(db.cachedStatement(sql: """
                 SELECT agent_conn_id FROM connections WHERE user_id = ? AND conn_status = 'ready' AND contact_id IS NOT NULL
                 AND custom_user_profile_id IS NULL
-                """, arguments: [userId])
+                """), arguments: [userId])
         }
         var ok = 0, failed = 0
         for c in conns {

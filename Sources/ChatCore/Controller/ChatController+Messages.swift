@@ -7,11 +7,11 @@ extension ChatController {
     func contactConnection(_ contactId: Int64) throws(ChatError) -> (User, Contact, String) {
         let found = try store.read { db -> (Int64, Contact, String)? in
             guard let c = try self.contact(db, contactId),
-                let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [contactId])
+                let userId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [contactId])
             else { return nil }
-            guard let agentConnId = try String.fetchOne(db, sql: """
+            guard let agentConnId = try String.fetchOne(db.cachedStatement(sql: """
                 SELECT agent_conn_id FROM connections WHERE contact_id = ? AND conn_status = 'ready' ORDER BY connection_id DESC LIMIT 1
-                """, arguments: [contactId]) else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
+                """), arguments: [contactId]) else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
             return (userId, c, agentConnId)
         }
         guard let (userId, contact, connId) = found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
@@ -41,7 +41,7 @@ extension ChatController {
         var quote: (row: Row, msg: QuotedMsg)?
         if let qid = quotedItemId {
             guard let r = try store.read({ db in
-                try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?", arguments: [qid, contact.contactId])
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?"), arguments: [qid, contact.contactId])
             }), let qc = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String), let qContent = qc.msgContent else {
                 throw .errorStore(storeError: .chatItemNotFound(itemId: qid))
             }
@@ -59,26 +59,26 @@ extension ChatController {
         let status = try json(CIStatus.sndNew)
         let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
         let itemId = try store.write { db -> Int64 in
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
                   item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content,
                   created_at, updated_at)
                 VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [user.userId, contact.contactId, Self.now, content.text, contentJSON, status, shared.base64url,
+                """, [user.userId, contact.contactId, Self.now, content.text, contentJSON, status, shared.base64url,
                                  forwarded, live, ttl, ttl.map { Self.now + Double($0) }, quote?.row["chat_item_id"] as Int64?,
                                  quote?.row["shared_msg_id"] as String?, quote?.row["item_sent"] as Bool?, quote?.row["item_ts"] as Double?,
                                  quotedContent, Self.now, Self.now])
             let id = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE contacts SET chat_ts = ?, contact_used = 1 WHERE contact_id = ?", arguments: [Self.now, contact.contactId])
+            try db.run("UPDATE contacts SET chat_ts = ?, contact_used = 1 WHERE contact_id = ?", [Self.now, contact.contactId])
             return id
         }
         let msgId: Int64
         do { msgId = try await sendToAgent(agentConnId, body) } catch {
-            try? store.write { db in try db.execute(sql: "DELETE FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) }
+            try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
             throw error
         }
         try store.write { db in
-            try db.execute(sql: "UPDATE chat_items SET agent_msg_id = ? WHERE chat_item_id = ?", arguments: [msgId, itemId])
+            try db.run("UPDATE chat_items SET agent_msg_id = ? WHERE chat_item_id = ?", [msgId, itemId])
         }
         // The agent may have reported on it before we knew its id.
         if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) {
@@ -105,7 +105,7 @@ extension ChatController {
 
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
         guard let item = try store.read({ db -> ChatItem? in
-            guard let r = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE chat_item_id = ?", arguments: [itemId]) else { return nil }
+            guard let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ?"), arguments: [itemId]) else { return nil }
             return try Self.chatItem(db, r)
         }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
@@ -116,7 +116,7 @@ extension ChatController {
     func setStatus(_ itemId: Int64, _ status: CIStatus) throws(ChatError) {
         let s = try json(status)
         try store.write { db in
-            try db.execute(sql: "UPDATE chat_items SET item_status = ?, updated_at = ? WHERE chat_item_id = ?", arguments: [s, Self.now, itemId])
+            try db.run("UPDATE chat_items SET item_status = ?, updated_at = ? WHERE chat_item_id = ?", [s, Self.now, itemId])
         }
     }
 
@@ -126,27 +126,54 @@ extension ChatController {
         }
     }
 
-    /// `/_get chats <userId>`: direct chats with their last item, newest first; pending
-    /// connections and contact requests too when asked.
-    func getChats(userId: Int64, pendingConnections: Bool) throws(ChatError) -> ChatResponse {
+    /// `/_get chats <userId> [pcc=on] [count=N | before=<ts> count=N | after=<ts> count=N]`:
+    /// the most recent direct chats (by last activity) with their last item, plus contact
+    /// requests and, when asked, pending connections. Set-based queries, so the cost depends on
+    /// the page size, not on how many contacts and items there are.
+    func getChats(userId: Int64, pendingConnections: Bool, pagination: PaginationByTime, query: ChatListQuery) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
+        let newStatus = try json(CIStatus.rcvNew)
         let chats = try store.read { db -> [AChat] in
+            var filter = "user_id = ? AND contact_status = 'active'"
+            var args: StatementArguments = [userId]
+            var order = "DESC"
+            let count: Int
+            switch pagination {
+            case .last(let n): count = n
+            case .before(let t, let n):
+                filter += " AND coalesce(chat_ts, created_at) < ?"
+                _ = args.append(contentsOf: [t.date.timeIntervalSince1970])
+                count = n
+            case .after(let t, let n):
+                filter += " AND coalesce(chat_ts, created_at) > ?"
+                _ = args.append(contentsOf: [t.date.timeIntervalSince1970])
+                order = "ASC"
+                count = n
+            }
+            if case .search(let text) = query, !text.isEmpty {
+                filter += " AND local_display_name LIKE ?"
+                _ = args.append(contentsOf: ["%\(text)%"])
+            }
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT contact_id FROM contacts WHERE \(filter) ORDER BY coalesce(chat_ts, created_at) \(order) LIMIT ?
+                """), arguments: args + [count])
             var out: [(Double, AChat)] = []
-            for id in try Int64.fetchAll(db, sql: "SELECT contact_id FROM contacts WHERE user_id = ? AND contact_status = 'active'", arguments: [userId]) {
+            for id in ids {
                 guard let c = try self.contact(db, id) else { continue }
-                let last = try Row.fetchOne(db, sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id DESC LIMIT 1", arguments: [id])
-                let unread = try Int.fetchOne(db, sql: "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status = ?",
-                                              arguments: [id, try self.json(CIStatus.rcvNew)]) ?? 0
-                let ts = (last?["item_ts"] as Double?) ?? (c.createdAt.date.timeIntervalSince1970)
+                let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE user_id = ? AND contact_id = ? ORDER BY chat_item_id DESC LIMIT 1"),
+                                            arguments: [userId, id])
+                let unread = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status = ?"),
+                                              arguments: [id, newStatus]) ?? 0
+                let ts = (c.chatTs ?? c.createdAt).date.timeIntervalSince1970
                 out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unread))))
             }
-            for id in try Int64.fetchAll(db, sql: "SELECT contact_request_id FROM contact_requests WHERE user_id = ?", arguments: [userId]) {
+            for id in try Int64.fetchAll(db.cachedStatement(sql: "SELECT contact_request_id FROM contact_requests WHERE user_id = ?"), arguments: [userId]) {
                 guard let r = try self.contactRequest(db, id) else { continue }
                 out.append((r.createdAt.date.timeIntervalSince1970, AChat(chatInfo: .contactRequest(contactRequest: r), chatItems: [])))
             }
             if pendingConnections {
-                for r in try Row.fetchAll(db, sql: "SELECT * FROM connections WHERE user_id = ? AND contact_id IS NULL", arguments: [userId]) {
+                for r in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM connections WHERE user_id = ? AND contact_id IS NULL AND conn_type = 'contact'"), arguments: [userId]) {
                     out.append((r["created_at"], AChat(chatInfo: .contactConnection(contactConnection: Self.pending(r)), chatItems: [])))
                 }
             }
@@ -160,7 +187,7 @@ extension ChatController {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         let found = try store.read { db -> (Int64, Contact, [ChatItem])? in
             guard let c = try self.contact(db, ref.chatId),
-                let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+                let userId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [ref.chatId])
             else { return nil }
             var sql = "SELECT * FROM chat_items WHERE contact_id = ?"
             var args: StatementArguments = [ref.chatId]
@@ -172,14 +199,14 @@ extension ChatController {
             let rows: [Row]
             switch pagination {
             case .last(let n), .initial(let n):
-                rows = try Row.fetchAll(db, sql: sql + " ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [n]).reversed()
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " ORDER BY chat_item_id DESC LIMIT ?"), arguments: args + [n]).reversed()
             case .after(let id, let n):
-                rows = try Row.fetchAll(db, sql: sql + " AND chat_item_id > ? ORDER BY chat_item_id ASC LIMIT ?", arguments: args + [id, n])
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " AND chat_item_id > ? ORDER BY chat_item_id ASC LIMIT ?"), arguments: args + [id, n])
             case .before(let id, let n):
-                rows = try Row.fetchAll(db, sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [id, n]).reversed()
+                rows = try Row.fetchAll(db.cachedStatement(sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?"), arguments: args + [id, n]).reversed()
             case .around(let id, let n):
-                let before: [Row] = try Row.fetchAll(db, sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?", arguments: args + [id, n / 2]).reversed()
-                let after = try Row.fetchAll(db, sql: sql + " AND chat_item_id >= ? ORDER BY chat_item_id ASC LIMIT ?", arguments: args + [id, n - n / 2])
+                let before: [Row] = try Row.fetchAll(db.cachedStatement(sql: sql + " AND chat_item_id < ? ORDER BY chat_item_id DESC LIMIT ?"), arguments: args + [id, n / 2]).reversed()
+                let after = try Row.fetchAll(db.cachedStatement(sql: sql + " AND chat_item_id >= ? ORDER BY chat_item_id ASC LIMIT ?"), arguments: args + [id, n - n / 2])
                 rows = before + after
             }
             return (userId, c, try rows.map { try Self.chatItem(db, $0) })
@@ -194,8 +221,8 @@ extension ChatController {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
         let userId = try store.write { db -> Int64? in
-            try db.execute(sql: "UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status = ?", arguments: [read, ref.chatId, new])
-            return try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [ref.chatId])
+            try db.run("UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status = ?", [read, ref.chatId, new])
+            return try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [ref.chatId])
         }
         guard let userId else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
         return .cmdOk(user_: try userById(userId))
@@ -204,7 +231,7 @@ extension ChatController {
     func listContacts(userId: Int64) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         let contacts = try store.read { db in
-            try Int64.fetchAll(db, sql: "SELECT contact_id FROM contacts WHERE user_id = ? AND contact_status = 'active' ORDER BY contact_id", arguments: [userId])
+            try Int64.fetchAll(db.cachedStatement(sql: "SELECT contact_id FROM contacts WHERE user_id = ? AND contact_status = 'active' ORDER BY contact_id"), arguments: [userId])
                 .compactMap { try self.contact(db, $0) }
         }
         return .contactsList(user: user, contacts: contacts)

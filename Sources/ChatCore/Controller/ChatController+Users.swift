@@ -5,14 +5,14 @@ import SMPTransport
 /// Chat profiles of this device (`/_create user`, `/user`, `/users`, `/_user`).
 extension ChatController {
     func activeUser() throws(ChatError) -> User {
-        guard let u = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE active_user = 1") }) else {
+        guard let u = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE active_user = 1")) }) else {
             throw .error(errorType: .noActiveUser)
         }
         return Self.user(u)
     }
 
     func users() throws(ChatError) -> [User] {
-        try store.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY user_id") }.map(Self.user)
+        try store.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM users ORDER BY user_id")) }.map(Self.user)
     }
 
     func createUser(_ new: NewUser) throws(ChatError) -> User {
@@ -24,18 +24,18 @@ extension ChatController {
             throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
         }
         let row = try store.write { db -> Row? in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE local_display_name = ?", arguments: [valid]) == true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE local_display_name = ?"), arguments: [valid]) == true {
                 throw ChatError.error(errorType: .userExists(contactName: valid))
             }
-            let order = (try Int64.fetchOne(db, sql: "SELECT max(active_order) FROM users") ?? 0) + 1
+            let order = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(active_order) FROM users")) ?? 0) + 1
             try db.execute(sql: "UPDATE users SET active_user = 0")
-            try db.execute(sql: """
+            try db.run("""
                 INSERT INTO users (local_display_name, display_name, full_name, image, profile_id, active_user, active_order, created_at)
                 VALUES (?, ?, ?, ?, 0, 1, ?, ?)
-                """, arguments: [valid, profile.displayName, profile.fullName, profile.image, order, Date().timeIntervalSince1970])
+                """, [valid, profile.displayName, profile.fullName, profile.image, order, Date().timeIntervalSince1970])
             let id = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE users SET profile_id = ? WHERE user_id = ?", arguments: [id, id])
-            return try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_id = ?", arguments: [id])
+            try db.run("UPDATE users SET profile_id = ? WHERE user_id = ?", [id, id])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [id])
         }
         guard let row else { throw .error(errorType: .internalError(message: "user not stored")) }
         return Self.user(row)
@@ -43,13 +43,13 @@ extension ChatController {
 
     func setActiveUser(_ userId: Int64) throws(ChatError) -> User {
         let row = try store.write { db -> Row? in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE user_id = ?", arguments: [userId]) == true else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE user_id = ?"), arguments: [userId]) == true else {
                 throw ChatError.errorStore(storeError: .userNotFound(userId: userId))
             }
-            let order = (try Int64.fetchOne(db, sql: "SELECT max(active_order) FROM users") ?? 0) + 1
-            try db.execute(sql: "UPDATE users SET active_user = (user_id = ?)", arguments: [userId])
-            try db.execute(sql: "UPDATE users SET active_order = ? WHERE user_id = ?", arguments: [order, userId])
-            return try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_id = ?", arguments: [userId])
+            let order = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(active_order) FROM users")) ?? 0) + 1
+            try db.run("UPDATE users SET active_user = (user_id = ?)", [userId])
+            try db.run("UPDATE users SET active_order = ? WHERE user_id = ?", [order, userId])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [userId])
         }
         guard let row else { throw .errorStore(storeError: .userNotFound(userId: userId)) }
         return Self.user(row)
@@ -81,10 +81,9 @@ extension ChatController {
             }
         }
         try store.write { db in
-            try db.execute(sql: "DELETE FROM smp_servers WHERE user_id = ? AND protocol = ?", arguments: [user.userId, proto.rawValue])
+            try db.run("DELETE FROM smp_servers WHERE user_id = ? AND protocol = ?", [user.userId, proto.rawValue])
             for s in servers {
-                try db.execute(sql: "INSERT INTO smp_servers (user_id, protocol, server) VALUES (?, ?, ?)",
-                               arguments: [user.userId, proto.rawValue, s])
+                try db.run("INSERT INTO smp_servers (user_id, protocol, server) VALUES (?, ?, ?)", [user.userId, proto.rawValue, s])
             }
         }
     }

@@ -23,7 +23,7 @@ extension ChatController {
     static let chatVRange = ChatVersionRange(minVersion: 1, maxVersion: 16)
 
     func userById(_ userId: Int64) throws(ChatError) -> User {
-        guard let r = try store.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_id = ?", arguments: [userId]) }) else {
+        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [userId]) }) else {
             throw .errorStore(storeError: .userNotFound(userId: userId))
         }
         return Self.user(r)
@@ -54,11 +54,11 @@ extension ChatController {
     }
 
     func contact(_ db: Database, _ contactId: Int64) throws -> Contact? {
-        guard let r = try Row.fetchOne(db, sql: """
+        guard let r = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT c.*, p.display_name, p.full_name, p.image, p.contact_link, p.local_alias FROM contacts c
             JOIN contact_profiles p ON p.profile_id = c.profile_id WHERE c.contact_id = ?
-            """, arguments: [contactId]) else { return nil }
-        let conn = try Row.fetchOne(db, sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1", arguments: [contactId])
+            """), arguments: [contactId]) else { return nil }
+        let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1"), arguments: [contactId])
         let chatTs: Double? = r["chat_ts"]
         return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: Self.profile(r), activeConn: conn.map(Self.connection),
                        contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
@@ -67,10 +67,10 @@ extension ChatController {
     }
 
     func contactRequest(_ db: Database, _ id: Int64) throws -> UserContactRequest? {
-        guard let r = try Row.fetchOne(db, sql: """
+        guard let r = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT r.*, p.display_name, p.full_name, p.image, p.contact_link FROM contact_requests r
             JOIN contact_profiles p ON p.profile_id = r.profile_id WHERE r.contact_request_id = ?
-            """, arguments: [id]) else { return nil }
+            """), arguments: [id]) else { return nil }
         return UserContactRequest(
             contactRequestId: id, agentInvitationId: r["agent_invitation_id"], userContactLinkId_: r["user_contact_link_id"],
             cReqChatVRange: Self.chatVRange, localDisplayName: r["local_display_name"], profileId: r["profile_id"],
@@ -101,10 +101,10 @@ extension ChatController {
                             sentAt: ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
         }
         var counts: [CIReactionCount] = []
-        for rr in try Row.fetchAll(db, sql: """
+        for rr in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT reaction, count(*) AS total, max(reaction_sent) AS mine FROM chat_item_reactions
             WHERE chat_item_id = ? GROUP BY reaction ORDER BY min(reaction_id)
-            """, arguments: [itemId]) {
+            """), arguments: [itemId]) {
             guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: rr["reaction"] as String) else { continue }
             counts.append(CIReactionCount(reaction: reaction, userReacted: rr["mine"], totalReacted: rr["total"]))
         }

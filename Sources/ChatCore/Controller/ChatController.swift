@@ -28,6 +28,8 @@ public actor ChatController {
     var closed = false
     /// Delivery statuses that arrived before their chat item had its agent message id.
     var earlyStatuses: [EarlyKey: CIStatus] = [:]
+    /// Last reported state of each relay, so a drop is reported once, not per connection.
+    var hostsUp: [String: Bool] = [:]
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }
@@ -128,8 +130,8 @@ public actor ChatController {
             return try await deleteAddress(userId: userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
             return try await sendMessages(ref, ttl: ttl, live: live, messages)
-        case .apiGetChats(let userId, let pcc, _, _):
-            return try getChats(userId: userId, pendingConnections: pcc)
+        case .apiGetChats(let userId, let pcc, let pagination, let query):
+            return try getChats(userId: userId, pendingConnections: pcc, pagination: pagination, query: query)
         case .apiGetChat(let ref, _, let pagination, let search):
             return try getChat(ref, pagination: pagination, search: search)
         case .apiChatRead(let ref):

@@ -109,6 +109,9 @@ enum ChatMigrations {
               updated_at REAL NOT NULL
             ) STRICT;
             CREATE INDEX idx_chat_items_shared ON chat_items(contact_id, shared_msg_id);
+            CREATE INDEX idx_chat_items_status ON chat_items(contact_id, item_status);
+            CREATE INDEX idx_contacts_chat_ts ON contacts(user_id, contact_status, coalesce(chat_ts, created_at));
+            CREATE INDEX idx_connections_contact ON connections(contact_id);
             CREATE INDEX idx_chat_items_timed ON chat_items(timed_delete_at) WHERE timed_delete_at IS NOT NULL;
             CREATE TABLE chat_item_reactions(
               reaction_id INTEGER PRIMARY KEY AUTOINCREMENT,

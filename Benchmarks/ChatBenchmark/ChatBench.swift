@@ -1,0 +1,163 @@
+import ArgumentParser
+import ChatCore
+import Foundation
+import GRDB
+import NIOCore
+import NIOPosix
+import SMPServer
+import SMPTransport
+
+/// chat-bench: messages per second core to core (both chat and agent databases persisting), and
+/// `/_get chats` latency on a database with many contacts and chat items.
+@main
+struct ChatBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "chat-bench", abstract: "Benchmarks the chat core (release build).")
+
+    @Option(help: "Messages Alice sends Bob.")
+    var messages = 2000
+    @Option(help: "Contacts in the /_get chats database.")
+    var contacts = 10_000
+    @Option(help: "Chat items in the /_get chats database.")
+    var items = 1_000_000
+    @Flag(help: "Short run (smoke test).")
+    var quick = false
+
+    mutating func run() async throws {
+        if quick {
+            messages = 200
+            contacts = 1000
+            items = 20_000
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let dir = NSTemporaryDirectory() + "chat-bench-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        var rc = SMPServerConfig()
+        rc.port = 0
+        rc.host = "127.0.0.1"
+        rc.queueQuota = 1_000_000
+        let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
+        let relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: group)
+        let server = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description
+        var config = ChatController.Config()
+        config.defaultSMPServers = [server]
+
+        print("== core to core: \(messages) messages, chat + agent databases persisting on both sides")
+        let alice = try await open(dir + "/alice", "alice", config, group)
+        let bob = try await open(dir + "/bob", "bob", config, group)
+        let inv = try result(await alice.send("/_connect 1"))
+        let link = try value((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        _ = try result(await bob.send("/connect \(link)"))
+        let bobId = try value(contactId(try await waitEvent(alice, "contactConnected")))
+        _ = try await waitEvent(bob, "contactConnected")
+        let count = messages
+        let start = DispatchTime.now().uptimeNanoseconds
+        let sender = Task {
+            for i in 0..<count {
+                _ = try result(await alice.send(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"message \#(i)"}}]"#))
+            }
+        }
+        var received = 0
+        while received < count {
+            guard let e = await bob.nextEvent(timeout: 30) else { throw ValidationError("timed out after \(received) messages") }
+            if e.contains(#""type":"newChatItems""#) { received += 1 }
+        }
+        try await sender.value
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print(String(format: "  %.0f messages/s (%.2f s; target >= 1,000/s)", Double(count) / seconds, seconds))
+        await alice.close()
+        await bob.close()
+
+        print("== /_get chats with \(contacts) contacts and \(items) chat items")
+        let prefix = dir + "/big"
+        let seed = try await open(prefix, "owner", config, group)
+        await seed.close()
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try populate(ChatController.chatDatabasePath(prefix), contacts: contacts, items: items)
+        print(String(format: "  (populated in %.1f s)", Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9))
+        let (c, r) = ChatController.open(dbPrefix: prefix, config: config, group: group)
+        guard let big = c else { throw ValidationError("open: \(r)") }
+        for cmd in ["/_get chats 1 pcc=on count=20", "/_get chats 1 pcc=on count=100"] {
+            var times: [Double] = []
+            for _ in 0..<15 {
+                let s = DispatchTime.now().uptimeNanoseconds
+                let json = await big.send(cmd)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - s) / 1e6)
+                guard json.hasPrefix(#"{"result""#) else { throw ValidationError(String(json.prefix(300))) }
+            }
+            times.sort()
+            print(String(format: "  %@: p50 %.1f ms, max %.1f ms (target < 50 ms)", cmd, times[times.count / 2], times.last ?? 0))
+        }
+        let s = DispatchTime.now().uptimeNanoseconds
+        let all = await big.send("/_get chats 1 pcc=on")
+        print(String(format: "  /_get chats 1 pcc=on (default page of 5,000 chats, %d KB of JSON): %.0f ms",
+                     all.utf8.count / 1024, Double(DispatchTime.now().uptimeNanoseconds - s) / 1e6))
+        await big.close()
+        await relay.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    func open(_ prefix: String, _ name: String, _ config: ChatController.Config, _ group: any EventLoopGroup) async throws -> ChatController {
+        let (c, r) = ChatController.open(dbPrefix: prefix, config: config, group: group)
+        guard let c else { throw ValidationError("open \(prefix): \(r)") }
+        _ = try result(await c.send(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#))
+        _ = try result(await c.send("/_start"))
+        return c
+    }
+
+    /// Fills the chat database directly: contacts with profiles and connections, and items
+    /// spread over them (a realistic shape for the list query, without running the protocol).
+    func populate(_ path: String, contacts: Int, items: Int) throws {
+        let db = try DatabaseQueue(path: path)
+        try db.write { db in
+            let now = Date().timeIntervalSince1970
+            let profile = try db.makeStatement(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, created_at) VALUES (1, ?, '', ?)")
+            let contact = try db.makeStatement(sql: "INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at, chat_ts) VALUES (1, ?, ?, ?, ?, ?)")
+            let conn = try db.makeStatement(sql: """
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, created_at, updated_at)
+                VALUES (1, ?, 'contact', 'ready', ?, ?, ?)
+                """)
+            for i in 0..<contacts {
+                try profile.execute(arguments: ["contact\(i)", now])
+                try contact.execute(arguments: ["contact\(i)", db.lastInsertedRowID, now, now, now - Double(contacts - i)])
+                try conn.execute(arguments: ["bench-\(i)", db.lastInsertedRowID, now, now])
+            }
+            let item = try db.makeStatement(sql: """
+                INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, created_at, updated_at)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for i in 0..<items {
+                let sent = i % 2 == 0
+                let text = "message number \(i) with some words in it"
+                let content = #"{"type":"\#(sent ? "sndMsgContent" : "rcvMsgContent")","msgContent":{"type":"text","text":"\#(text)"}}"#
+                try item.execute(arguments: [Int64(i % contacts + 1), sent, now, text, content, sent ? #"{"type":"sndNew"}"# : #"{"type":"rcvRead"}"#, now, now])
+            }
+        }
+        try db.close()
+    }
+}
+
+func result(_ json: String) throws -> [String: Any] {
+    guard let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], let r = obj["result"] as? [String: Any] else {
+        throw ValidationError("command failed: \(json.prefix(300))")
+    }
+    return r
+}
+
+func value<T>(_ v: T?) throws -> T {
+    guard let v else { throw ValidationError("missing value") }
+    return v
+}
+
+func contactId(_ e: [String: Any]) -> Int64? {
+    ((e["contact"] as? [String: Any])?["contactId"] as? NSNumber)?.int64Value
+}
+
+func waitEvent(_ c: ChatController, _ type: String) async throws -> [String: Any] {
+    for _ in 0..<200 {
+        guard let s = await c.nextEvent(timeout: 0.1) else { continue }
+        if let r = try? result(s), r["type"] as? String == type { return r }
+    }
+    throw ValidationError("no \(type) event")
+}
