@@ -105,6 +105,37 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
 }
 
 @Suite(.serialized) struct ChatFlowTests {
+    /// Address settings: requests accepted automatically and greeted with the welcome message;
+    /// contact preferences sent to the peer.
+    @Test func addressAutoAcceptWelcomeAndPreferences() async throws {
+        let dir = NSTemporaryDirectory() + "chat-address-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server)
+        let dave = try await Client("dave", dir: dir, server: server)
+        let address = try await alice.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        let settings = try await alice.cmd(#"/_address_settings 1 {"businessAddress":false,"autoAccept":{"acceptIncognito":false},"autoReply":{"type":"text","text":"Welcome!"}}"#)
+        #expect(settings["type"] as? String == "userContactLinkUpdated")
+        let shown = try await alice.cmd("/_show_address 1")
+        #expect((((shown["contactLink"] as? [String: Any])?["addressSettings"] as? [String: Any])?["autoReply"] as? [String: Any])?["text"] as? String == "Welcome!")
+
+        try await dave.cmd("/connect \(link)")
+        try await alice.event("acceptingContactRequest")
+        let daveAtAlice = try await alice.event("contactConnected")
+        try await dave.event("contactConnected")
+        try await dave.event("newChatItems") { itemText($0) == "Welcome!" }
+
+        let daveId = try #require(contactId(daveAtAlice))
+        let prefs = try await alice.cmd(#"/_set prefs @\#(daveId) {"reactions":{"allow":"no"}}"#)
+        #expect(prefs["type"] as? String == "contactPrefsUpdated")
+        #expect((((prefs["toContact"] as? [String: Any])?["userPreferences"] as? [String: Any])?["reactions"] as? [String: Any])?["allow"] as? String == "no")
+
+        await alice.c.close()
+        await dave.c.close()
+        await relay.shutdown()
+    }
+
     /// Seed 003 §4-8 and timed messages, profile updates, contact deletion: each action on one
     /// side and its event on the other.
     @Test func messageActions() async throws {

@@ -81,7 +81,7 @@ extension ChatController {
         let agentConnId = e.connId
         switch e.kind {
         case .req(let invitationId, let info):
-            try contactRequestReceived(agentConnId, invitationId, info)
+            try await contactRequestReceived(agentConnId, invitationId, info)
         case .conf(let confirmationId, let info):
             // The joiner's (or the address owner's) profile: make the contact, answer with ours.
             guard let conn = try connectionRow(agentConnId) else { return }
@@ -116,6 +116,7 @@ extension ChatController {
             let user = try userById(userId)
             let custom = try (conn["custom_user_profile_id"] as Int64?).map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
             emit(.contactConnected(user: user, contact: contact, userCustomProfile: custom))
+            try await sendWelcome(conn, user: user, contact: contact)
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)
         case .sent(let msgId):
@@ -143,6 +144,19 @@ extension ChatController {
         }
     }
 
+    /// The address's welcome message, to a contact that came through the address.
+    private func sendWelcome(_ conn: Row, user: User, contact: Contact) async throws(ChatError) {
+        guard let linkId = conn["user_contact_link_id"] as Int64?,
+            let link = try store.read({ db in
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_contact_link_id = ?"), arguments: [linkId])
+            }),
+            let reply = Self.contactLink(link).addressSettings.autoReply
+        else { return }
+        let itemId = try await sendItem(user: user, contact: contact, agentConnId: conn["agent_conn_id"], content: reply,
+                                        quotedItemId: nil, ttl: nil, live: false, forwarded: false)
+        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+    }
+
     /// Creates (once) the contact of a connection from the peer's profile.
     private func createContact(_ conn: Row, profile: Profile, status: String) throws(ChatError) -> Int64 {
         if let existing = conn["contact_id"] as Int64? { return existing }
@@ -161,7 +175,7 @@ extension ChatController {
         }
     }
 
-    private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) throws(ChatError) {
+    private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) async throws(ChatError) {
         guard let link = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) })
         else { return }
         guard case .contact(let profile, _, _, _)? = decodeChatMessage(info)?.event else {
@@ -179,6 +193,13 @@ extension ChatController {
             return db.lastInsertedRowID
         }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
+        if let auto = Self.contactLink(link).addressSettings.autoAccept {
+            // Auto-accept: answered like /_accept, reported as acceptingContactRequest.
+            if case .acceptingContactRequest(let user, let contact) = try await acceptContact(requestId: requestId, incognito: auto.acceptIncognito) {
+                emit(.acceptingContactRequest(user: user, contact: contact))
+            }
+            return
+        }
         emit(.receivedContactRequest(user: try userById(userId), contactRequest: req, chat_: nil))
     }
 

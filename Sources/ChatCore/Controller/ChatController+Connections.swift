@@ -145,9 +145,42 @@ extension ChatController {
         guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId]) }) else {
             throw .errorStore(storeError: .userContactLinkNotFound)
         }
-        let link = UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
-                                   shortLinkDataSet: false, shortLinkLargeDataSet: false, addressSettings: AddressSettings())
-        return .userContactLink(user: user, contactLink: link)
+        return .userContactLink(user: user, contactLink: Self.contactLink(r))
+    }
+
+    static func contactLink(_ r: Row) -> UserContactLink {
+        let settings = (r["address_settings"] as String?).flatMap { try? ChatJSON.decode(AddressSettings.self, from: $0) } ?? AddressSettings()
+        return UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
+                               shortLinkDataSet: false, shortLinkLargeDataSet: false, addressSettings: settings)
+    }
+
+    /// `/_address_settings <userId> <json>`: auto-accept (optionally incognito) and the welcome
+    /// message sent to each contact made through the address.
+    func setAddressSettings(userId: Int64, _ settings: AddressSettings) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let json = try json(settings)
+        let r = try store.write { db -> Row? in
+            try db.run("UPDATE user_contact_links SET address_settings = ? WHERE user_id = ?", [json, userId])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+        }
+        guard let r else { throw .errorStore(storeError: .userContactLinkNotFound) }
+        return .userContactLinkUpdated(user: user, contactLink: Self.contactLink(r))
+    }
+
+    /// `/_set prefs @<contactId> <json>`: our feature preferences for this contact, sent to it
+    /// in our profile (x.info).
+    func setContactPrefs(contactId: Int64, _ prefs: Preferences) async throws(ChatError) -> ChatResponse {
+        let (user, from, agentConnId) = try contactConnection(contactId)
+        let json = try json(prefs)
+        try store.write { db in try db.run("UPDATE contacts SET user_preferences = ?, updated_at = ? WHERE contact_id = ?", [json, Self.now, contactId]) }
+        let custom: Int64? = try store.read { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT custom_user_profile_id FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId])
+        }
+        var profile = try profileToSend(user, incognitoProfileId: custom)
+        profile.preferences = prefs
+        try await sendEvent(agentConnId, .info(profile))
+        guard let to = try store.read({ db in try self.contact(db, contactId) }) else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return .contactPrefsUpdated(user: user, fromContact: from, toContact: to)
     }
 
     func deleteAddress(userId: Int64) async throws(ChatError) -> ChatResponse {

@@ -60,9 +60,10 @@ extension ChatController {
             """), arguments: [contactId]) else { return nil }
         let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1"), arguments: [contactId])
         let chatTs: Double? = r["chat_ts"]
+        let prefs = (r["user_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) } ?? Preferences()
         return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: Self.profile(r), activeConn: conn.map(Self.connection),
                        contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
-                       mergedPreferences: Self.defaultMergedPreferences, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
+                       chatSettings: ChatSettings(), userPreferences: prefs, mergedPreferences: Self.defaultMergedPreferences, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
                        chatTs: chatTs.map(Self.ts), contactRequestId: r["contact_request_id"])
     }
 

@@ -148,6 +148,10 @@ public actor ChatController {
             return try forwardPlan(from, itemIds)
         case .apiForwardChatItems(let to, let from, let itemIds, let ttl):
             return try await forward(to: to, from: from, itemIds, ttl: ttl)
+        case .apiSetAddressSettings(let userId, _, let settings):
+            return try setAddressSettings(userId: userId, settings)
+        case .apiSetContactPrefs(let contactId, let prefs):
+            return try await setContactPrefs(contactId: contactId, prefs)
         case .apiDeleteChat(let ref, _):
             return try await deleteContact(ref)
         case .apiUpdateProfile(let userId, let profile):

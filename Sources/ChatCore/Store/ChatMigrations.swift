@@ -40,6 +40,7 @@ enum ChatMigrations {
               user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
               local_display_name TEXT NOT NULL,
               profile_id INTEGER NOT NULL REFERENCES contact_profiles,
+              user_preferences TEXT,
               contact_status TEXT NOT NULL DEFAULT 'active',
               contact_used INTEGER NOT NULL DEFAULT 0,
               contact_request_id INTEGER,
@@ -53,8 +54,7 @@ enum ChatMigrations {
               user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
               agent_conn_id TEXT NOT NULL UNIQUE,
               conn_link TEXT NOT NULL,
-              auto_accept INTEGER NOT NULL DEFAULT 0,
-              welcome_message TEXT,
+              address_settings TEXT,
               created_at REAL NOT NULL
             ) STRICT;
             CREATE TABLE connections(
