@@ -127,6 +127,8 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
         try await dave.event("newChatItems") { itemText($0) == "Welcome!" }
 
         let daveId = try #require(contactId(daveAtAlice))
+        let alias = try await alice.cmd("/_set alias @\(daveId) Dave from work")
+        #expect(((alias["toContact"] as? [String: Any])?["profile"] as? [String: Any])?["localAlias"] as? String == "Dave from work")
         let prefs = try await alice.cmd(#"/_set prefs @\#(daveId) {"reactions":{"allow":"no"}}"#)
         #expect(prefs["type"] as? String == "contactPrefsUpdated")
         #expect((((prefs["toContact"] as? [String: Any])?["userPreferences"] as? [String: Any])?["reactions"] as? [String: Any])?["allow"] as? String == "no")

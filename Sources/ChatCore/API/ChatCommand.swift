@@ -16,6 +16,10 @@ public enum ChatCommand: Sendable, Hashable {
     case apiUpdateProfile(userId: Int64, profile: Profile)
     /// `/_set prefs @<contactId> <json(Preferences)>`.
     case apiSetContactPrefs(contactId: Int64, preferences: Preferences)
+    /// `/_set alias @<contactId> <alias>`: a name only we see.
+    case apiSetContactAlias(contactId: Int64, localAlias: String)
+    /// `/_set alias :<connId> <alias>`: the same for a pending connection.
+    case apiSetConnectionAlias(connId: Int64, localAlias: String)
 
     // MARK: chat controller
     /// `/_start[ main=on|off[ snd_files=on|off]]`; a bare `/_start` starts as the main app.
@@ -223,6 +227,8 @@ extension ChatCommand {
             return "/_delete user \(id) del_smp=" + onOff(del) + (pwd.map { " " + json($0) } ?? "")
         case .apiUpdateProfile(let id, let p): return "/_profile \(id) " + json(p)
         case .apiSetContactPrefs(let id, let p): return "/_set prefs @\(id) " + json(p)
+        case .apiSetContactAlias(let id, let a): return "/_set alias @\(id) \(a)"
+        case .apiSetConnectionAlias(let id, let a): return "/_set alias :\(id) \(a)"
         case .startChat(let main, let snd): return "/_start main=" + onOff(main) + (snd == main ? "" : " snd_files=" + onOff(snd))
         case .apiStopChat: return "/_stop"
         case .apiAddContact(let id, let inc): return "/_connect \(id)" + (inc ? " incognito=on" : "")

@@ -347,6 +347,14 @@ enum CommandSyntax {
             try s.expect(" ")
             return .apiSetContactPrefs(contactId: id, preferences: try s.json(Preferences.self, "preferences"))
         },
+        Entry(name: "/_set alias", prefixes: ["/_set alias @"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("contact ID")
+            return .apiSetContactAlias(contactId: id, localAlias: s.take(" ") ? s.remainder().trimmingCharacters(in: .whitespaces) : "")
+        },
+        Entry(name: "/_set alias", prefixes: ["/_set alias :"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("connection ID")
+            return .apiSetConnectionAlias(connId: id, localAlias: s.take(" ") ? s.remainder().trimmingCharacters(in: .whitespaces) : "")
+        },
         Entry(name: "/_set incognito", prefixes: ["/_set incognito :"]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("connection ID")
             try s.expect(" ")

@@ -28,6 +28,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case userProfileUpdated(user: User, fromProfile: Profile, toProfile: Profile, updateSummary: UserProfileUpdateSummary)
     case userProfileNoChange(user: User)
     case contactPrefsUpdated(user: User, fromContact: Contact, toContact: Contact)
+    case contactAliasUpdated(user: User, toContact: Contact)
+    case connectionAliasUpdated(user: User, toConnection: PendingContactConnection)
     case invitation(user: User, connLinkInvitation: CreatedConnLink, connection: PendingContactConnection)
     case connectionIncognitoUpdated(user: User, toConnection: PendingContactConnection, customUserProfile: Profile?)
     case connectionPlan(user: User, connLink: CreatedConnLink, connectionPlan: ConnectionPlan)
@@ -70,6 +72,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "userProfileUpdated": self = try .userProfileUpdated(user: c.v("user"), fromProfile: c.v("fromProfile"), toProfile: c.v("toProfile"), updateSummary: c.v("updateSummary"))
         case "userProfileNoChange": self = try .userProfileNoChange(user: c.v("user"))
         case "contactPrefsUpdated": self = try .contactPrefsUpdated(user: c.v("user"), fromContact: c.v("fromContact"), toContact: c.v("toContact"))
+        case "contactAliasUpdated": self = try .contactAliasUpdated(user: c.v("user"), toContact: c.v("toContact"))
+        case "connectionAliasUpdated": self = try .connectionAliasUpdated(user: c.v("user"), toConnection: c.v("toConnection"))
         case "invitation": self = try .invitation(user: c.v("user"), connLinkInvitation: c.v("connLinkInvitation"), connection: c.v("connection"))
         case "connectionIncognitoUpdated": self = try .connectionIncognitoUpdated(user: c.v("user"), toConnection: c.v("toConnection"), customUserProfile: c.opt("customUserProfile"))
         case "connectionPlan": self = try .connectionPlan(user: c.v("user"), connLink: c.v("connLink"), connectionPlan: c.v("connectionPlan"))
@@ -191,6 +195,14 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(fromContact, "fromContact")
             try c.put(toContact, "toContact")
+        case .contactAliasUpdated(let user, let toContact):
+            try c.tag("contactAliasUpdated")
+            try c.put(user, "user")
+            try c.put(toContact, "toContact")
+        case .connectionAliasUpdated(let user, let toConnection):
+            try c.tag("connectionAliasUpdated")
+            try c.put(user, "user")
+            try c.put(toConnection, "toConnection")
         case .invitation(let user, let connLinkInvitation, let connection):
             try c.tag("invitation")
             try c.put(user, "user")

@@ -271,3 +271,27 @@ extension ChatController {
         return candidate
     }
 }
+
+/// Local aliases: names only we see, for contacts and pending connections.
+extension ChatController {
+    func setContactAlias(_ contactId: Int64, _ alias: String) throws(ChatError) -> ChatResponse {
+        let found = try store.write { db -> (Int64, Contact)? in
+            try db.run("UPDATE contact_profiles SET local_alias = ? WHERE profile_id = (SELECT profile_id FROM contacts WHERE contact_id = ?)", [alias, contactId])
+            guard let c = try self.contact(db, contactId),
+                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [contactId])
+            else { return nil }
+            return (uid, c)
+        }
+        guard let (userId, contact) = found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return .contactAliasUpdated(user: try userById(userId), toContact: contact)
+    }
+
+    func setConnectionAlias(_ connId: Int64, _ alias: String) throws(ChatError) -> ChatResponse {
+        let row = try store.write { db -> Row? in
+            try db.run("UPDATE connections SET local_alias = ?, updated_at = ? WHERE connection_id = ? AND contact_id IS NULL", [alias, Self.now, connId])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL"), arguments: [connId])
+        }
+        guard let row else { throw .errorStore(storeError: .connectionNotFoundById(connId: connId)) }
+        return .connectionAliasUpdated(user: try userById(row["user_id"]), toConnection: Self.pending(row))
+    }
+}

@@ -150,6 +150,10 @@ public actor ChatController {
             return try await forward(to: to, from: from, itemIds, ttl: ttl)
         case .apiSetAddressSettings(let userId, _, let settings):
             return try setAddressSettings(userId: userId, settings)
+        case .apiSetContactAlias(let contactId, let alias):
+            return try setContactAlias(contactId, alias)
+        case .apiSetConnectionAlias(let connId, let alias):
+            return try setConnectionAlias(connId, alias)
         case .apiSetContactPrefs(let contactId, let prefs):
             return try await setContactPrefs(contactId: contactId, prefs)
         case .apiDeleteChat(let ref, _):
