@@ -127,6 +127,11 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
         try await dave.event("newChatItems") { itemText($0) == "Welcome!" }
 
         let daveId = try #require(contactId(daveAtAlice))
+        // Seed 001 §2.5/2.7: the address of a contact we already have.
+        let again = try await dave.cmd("/connect \(link)")
+        #expect(again["type"] as? String == "contactAlreadyExists")
+        let known = try await dave.cmd("/_connect plan 1 \(link)")
+        #expect(((known["connectionPlan"] as? [String: Any])?["contactAddressPlan"] as? [String: Any])?["type"] as? String == "known")
         let alias = try await alice.cmd("/_set alias @\(daveId) Dave from work")
         #expect(((alias["toContact"] as? [String: Any])?["profile"] as? [String: Any])?["localAlias"] as? String == "Dave from work")
         let prefs = try await alice.cmd(#"/_set prefs @\#(daveId) {"reactions":{"allow":"no"}}"#)

@@ -66,8 +66,10 @@ extension ChatController {
         do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
             throw .error(errorType: .invalidConnReq)
         }
-        if case .own = try plan(userId: userId, parsed) {
-            throw .error(errorType: .commandError(message: "this is your own link"))
+        switch try plan(userId: userId, parsed) {
+        case .own: throw .error(errorType: .commandError(message: "this is your own link"))
+        case .known(let contact): return .contactAlreadyExists(user: user, contact: contact)
+        case .connecting, .fresh: break
         }
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
@@ -79,9 +81,9 @@ extension ChatController {
         }
         let row = try store.write { db -> Row? in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, custom_user_profile_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'joined', ?, ?, 1, ?, ?)
-                """, [userId, agentConnId, parsed.mode == .contact, incognitoId, Self.now, Self.now])
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, custom_user_profile_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'joined', ?, ?, ?, 1, ?, ?)
+                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, incognitoId, Self.now, Self.now])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
@@ -93,7 +95,11 @@ extension ChatController {
 
     enum LinkPlan {
         case own
-        case known
+        /// A contact we already have through this link (its address in its profile, or a
+        /// connection made from this link).
+        case known(Contact)
+        /// We already joined this link; the connection is not complete yet.
+        case connecting
         case fresh
     }
 
@@ -103,6 +109,16 @@ extension ChatController {
         return try store.read { db -> LinkPlan in
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE conn_link_inv = ?"), arguments: [s]) == true { return .own }
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE conn_link = ?"), arguments: [s]) == true { return .own }
+            if let id = try Int64.fetchOne(db.cachedStatement(sql: """
+                SELECT c.contact_id FROM contacts c JOIN contact_profiles p ON p.profile_id = c.profile_id
+                WHERE c.user_id = ? AND c.contact_status = 'active' AND p.contact_link = ?
+                """), arguments: [userId, s]), let c = try self.contact(db, id) {
+                return .known(c)
+            }
+            if let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT contact_id FROM connections WHERE user_id = ? AND via_link = ?"), arguments: [userId, s]) {
+                if let id = r["contact_id"] as Int64?, let c = try self.contact(db, id), c.activeConn?.connStatus == .ready { return .known(c) }
+                return .connecting
+            }
             return .fresh
         }
     }
@@ -118,9 +134,13 @@ extension ChatController {
         let plan: ConnectionPlan
         switch (parsed.mode, p) {
         case (.invitation, .own): plan = .invitationLink(invitationLinkPlan: .ownLink)
-        case (.invitation, _): plan = .invitationLink(invitationLinkPlan: .ok(contactSLinkData_: nil))
+        case (.invitation, .known(let c)): plan = .invitationLink(invitationLinkPlan: .known(contact: c))
+        case (.invitation, .connecting): plan = .invitationLink(invitationLinkPlan: .connecting(contact_: nil))
+        case (.invitation, .fresh): plan = .invitationLink(invitationLinkPlan: .ok(contactSLinkData_: nil))
         case (.contact, .own): plan = .contactAddress(contactAddressPlan: .ownLink)
-        case (.contact, _): plan = .contactAddress(contactAddressPlan: .ok(contactSLinkData_: nil))
+        case (.contact, .known(let c)): plan = .contactAddress(contactAddressPlan: .known(contact: c))
+        case (.contact, .connecting): plan = .contactAddress(contactAddressPlan: .connectingConfirmReconnect)
+        case (.contact, .fresh): plan = .contactAddress(contactAddressPlan: .ok(contactSLinkData_: nil))
         }
         return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: parsed.uriString), connectionPlan: plan)
     }

@@ -66,6 +66,7 @@ enum ChatMigrations {
               contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
               user_contact_link_id INTEGER REFERENCES user_contact_links ON DELETE CASCADE,
               via_contact_uri INTEGER NOT NULL DEFAULT 0,
+              via_link TEXT,
               conn_link_inv TEXT,
               custom_user_profile_id INTEGER REFERENCES contact_profiles,
               initiated INTEGER NOT NULL DEFAULT 0,
