@@ -7,10 +7,12 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "smp-server", targets: ["smp-server"]),
+        .executable(name: "simplex-chat", targets: ["simplex-chat"]),
         .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
         .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
         .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
+        .library(name: "simplex", type: .dynamic, targets: ["SimplexLib"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -96,6 +98,31 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // libsimplex.so: the C ABI of simplex-chat (seed 002 §2) over ChatCore; include/simplex.h.
+        .target(
+            name: "SimplexLib",
+            dependencies: [
+                "ChatCore", "SMPAgent", "SimplexFoundation", "SMPTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Sources/SimplexLib"
+        ),
+        // The terminal client and its WebSocket bot API.
+        .executableTarget(
+            name: "simplex-chat",
+            dependencies: [
+                "ChatCore", "SMPServer", "SMPTransport", "QRCode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "smp-server",
             dependencies: [
@@ -170,6 +197,9 @@ let package = Package(
             name: "SMPServerTests",
             dependencies: ["SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation"]
         ),
+        // QR codes for showing connection links in the terminal.
+        .target(name: "QRCode"),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

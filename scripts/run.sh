@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Runs an SMP relay on 127.0.0.1:5223 from ./smp-server-data, creating its identity on first run.
+# Runs the terminal client, simplex-chat. With no -s option it uses a relay embedded in the
+# process on 127.0.0.1 (shared by local clients), so two people can chat with no set-up:
+#
+#   scripts/run.sh -d ./alice      # terminal 1
+#   scripts/run.sh -d ./bob        # terminal 2
+#
+# Any option of simplex-chat can follow (scripts/run.sh --help lists them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA="${SMP_DATA:-./smp-server-data}"
-swift build -c release --product smp-server
-if [ ! -f "$DATA/smp-server.ini" ]; then
-  .build/release/smp-server init --data "$DATA" "$@"
+need=()
+for pkg in libssl-dev libsqlite3-dev pkg-config; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
-exec .build/release/smp-server start --data "$DATA"
+swift build --product simplex-chat >&2
+exec "$(swift build --show-bin-path)/simplex-chat" "$@"

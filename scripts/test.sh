@@ -15,3 +15,7 @@ fi
 
 swift build --build-tests
 swift test --skip-build 2>&1 | tee .build/test-output.txt
+# The C ABI from outside Swift: a C program and a Python ctypes script against a real relay.
+Tests/CABI/run.sh
+# The terminal client through pseudo-terminals, and its WebSocket API from another process.
+Tests/CLI/run.sh

@@ -1,0 +1,298 @@
+import ChatCore
+import Foundation
+
+/// The terminal front end: turns the short commands of SimpleX's CLI (docs/CLI.md) into API
+/// commands, and API answers and events into readable lines.
+actor ChatTerminal {
+    let controller: ChatController
+    let output: @Sendable (String) -> Void
+    var userId: Int64 = 1
+    /// Contact requests by the requester's name, for /ac and /rc.
+    var requests: [String: Int64] = [:]
+    /// Who a bare line goes to: the last contact we talked with.
+    var lastContact: String?
+    /// Our last sent item per contact, for edit and delete.
+    var lastSent: [String: Int64] = [:]
+    /// The last received item per contact, for reactions.
+    var lastReceived: [String: Int64] = [:]
+    let showQR: @Sendable (String) -> String?
+
+    init(controller: ChatController, output: @escaping @Sendable (String) -> Void, showQR: @escaping @Sendable (String) -> String?) {
+        self.controller = controller
+        self.output = output
+        self.showQR = showQR
+    }
+
+    static let help = """
+        Commands:
+          /c, /connect                  create a 1-time invitation link (shown with a QR code)
+          /c <link>                     connect via an invitation link or a contact address
+          /c incognito [<link>]         the same with a random profile for this contact
+          /ad, /address                 create (or show) your SimpleX address
+          /da, /delete_address          delete your address
+          /ac <name>, /rc <name>        accept / reject a contact request
+          @<name> <message>             send a message; a line without a command goes to the last contact
+          ! @<name> <new text>          edit your last message to <name>
+          \\ @<name>                     delete your last message to <name> for everyone
+          /react @<name> <emoji>        react to the last message from <name>
+          /contacts                     list contacts
+          /delete @<name>, /d @<name>   delete a contact
+          /smp <servers>                set SMP relays (smp://...)
+          /help                         this help
+          /_...                         any API command (bots/api/COMMANDS.md), answered as JSON
+        """
+
+    func handle(_ raw: String) async {
+        let line = raw.trimmingCharacters(in: .whitespaces)
+        guard !line.isEmpty else { return }
+        if line.hasPrefix("/_") {
+            output(await controller.send(line))
+            return
+        }
+        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+        let arg = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : ""
+        switch words[0] {
+        case "/help", "/h", "/?":
+            output(Self.help)
+        case "/c", "/connect":
+            await connect(arg)
+        case "/ad", "/address":
+            await address()
+        case "/da", "/delete_address":
+            await report(await controller.send("/_delete_address \(userId)")) { _ in "Your address is deleted." }
+        case "/ac", "/accept":
+            await acceptOrReject(arg, accept: true)
+        case "/rc", "/reject":
+            await acceptOrReject(arg, accept: false)
+        case "/contacts", "/cs":
+            await listContacts()
+        case "/d", "/delete":
+            guard arg.hasPrefix("@"), let id = await contactId(String(arg.dropFirst())) else { return output("usage: /delete @<name>") }
+            await report(await controller.send("/_delete @\(id)")) { _ in "\(arg.dropFirst()): contact is deleted" }
+        case "/react":
+            let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
+            guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: /react @<name> <emoji>") }
+            let name = String(p[0].dropFirst())
+            guard let id = await contactId(name), let item = lastReceived[name] else { return output("no message from \(name) to react to") }
+            await report(await controller.send(#"/_reaction @\#(id) \#(item) on {"type":"emoji","emoji":\#(Self.jsonString(p[1]))}"#)) { _ in "reaction sent" }
+        case "/smp":
+            await report(await controller.send(line)) { _ in "SMP servers are saved." }
+        case "!":
+            let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
+            guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: ! @<name> <new text>") }
+            let name = String(p[0].dropFirst())
+            guard let id = await contactId(name), let item = lastSent[name] else { return output("no message to \(name) to edit") }
+            await report(await controller.send(#"/_update item @\#(id) \#(item) json {"msgContent":{"type":"text","text":\#(Self.jsonString(p[1]))}}"#)) { r in
+                r["type"] as? String == "chatItemNotChanged" ? "message not changed" : "message edited"
+            }
+        case "\\":
+            guard arg.hasPrefix("@") else { return output("usage: \\ @<name>") }
+            let name = String(arg.dropFirst())
+            guard let id = await contactId(name), let item = lastSent[name] else { return output("no message to \(name) to delete") }
+            await report(await controller.send("/_delete item @\(id) \(item) broadcast")) { _ in "message deleted" }
+        default:
+            if line.hasPrefix("@") {
+                let name = String(words[0].dropFirst())
+                await send(to: name, arg)
+            } else if line.hasPrefix("/") {
+                output("unknown command \(words[0]); /help lists the commands")
+            } else if let last = lastContact {
+                await send(to: last, line)
+            } else {
+                output("no contact to send to yet: use @<name> <message>")
+            }
+        }
+    }
+
+    // MARK: commands
+
+    private func connect(_ arg: String) async {
+        var rest = arg
+        var incognito = false
+        if rest == "incognito" || rest.hasPrefix("incognito ") {
+            incognito = true
+            rest = String(rest.dropFirst("incognito".count)).trimmingCharacters(in: .whitespaces)
+        }
+        let flag = incognito ? " incognito=on" : ""
+        if rest.isEmpty {
+            await report(await controller.send("/_connect \(userId)\(flag)")) { r in
+                let link = ((r["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String) ?? ""
+                return "Pass this invitation link to your contact (via another channel):\n\n\(link)\n\n\(self.showQR(link) ?? "")"
+                    + "and ask them to connect: /c <invitation_link_above>"
+            }
+        } else {
+            await report(await controller.send("/_connect \(userId)\(flag) \(rest)")) { r in
+                switch r["type"] as? String {
+                case "sentConfirmation": "confirmation sent!"
+                case "sentInvitation": "connection request sent!"
+                case "contactAlreadyExists": "you already have this contact: \(Self.name(r["contact"]) ?? "")"
+                default: "\(r["type"] ?? "")"
+                }
+            }
+        }
+    }
+
+    private func address() async {
+        var json = await controller.send("/_show_address \(userId)")
+        var created = false
+        if (try? Self.parse(json))?.result == nil {
+            json = await controller.send("/_address \(userId)")
+            created = true
+        }
+        await report(json) { r in
+            let link = created ? ((r["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+                : (((r["contactLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+            let l = link ?? ""
+            return "Your contact address\(created ? " is created" : ""):\n\n\(l)\n\n\(self.showQR(l) ?? "")Anybody can send you contact requests with: /c <contact_link_above>"
+        }
+    }
+
+    private func acceptOrReject(_ name: String, accept: Bool) async {
+        guard let id = requests[name] else { return output("no contact request from \(name)") }
+        let cmd = accept ? "/_accept \(id)" : "/_reject \(id)"
+        await report(await controller.send(cmd)) { _ in
+            self.requests[name] = nil
+            return accept ? "\(name): accepting contact request..." : "\(name): contact request rejected"
+        }
+    }
+
+    private func listContacts() async {
+        await report(await controller.send("/_contacts \(userId)")) { r in
+            let names = (r["contacts"] as? [[String: Any]] ?? []).compactMap { $0["localDisplayName"] as? String }
+            return names.isEmpty ? "no contacts" : names.joined(separator: "\n")
+        }
+    }
+
+    private func send(to name: String, _ text: String) async {
+        guard !text.isEmpty else { return }
+        guard let id = await contactId(name) else { return output("no contact \(name)") }
+        let json = await controller.send(#"/_send @\#(id) json [{"msgContent":{"type":"text","text":\#(Self.jsonString(text))}}]"#)
+        guard let r = (try? Self.parse(json))?.result else { return output(Self.errorLine(json)) }
+        lastContact = name
+        if let item = Self.firstItem(r), let itemId = ((item["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value {
+            lastSent[name] = itemId
+        }
+    }
+
+    func contactId(_ name: String) async -> Int64? {
+        guard let r = (try? Self.parse(await controller.send("/_contacts \(userId)")))?.result else { return nil }
+        let c = (r["contacts"] as? [[String: Any]] ?? []).first { $0["localDisplayName"] as? String == name }
+        return (c?["contactId"] as? NSNumber)?.int64Value
+    }
+
+    private func report(_ json: String, _ ok: ([String: Any]) -> String) async {
+        if let r = (try? Self.parse(json))?.result {
+            output(ok(r))
+        } else {
+            output(Self.errorLine(json))
+        }
+    }
+
+    // MARK: events
+
+    /// One event (`{"result": <event>}`) as lines for the person at the terminal.
+    func show(event json: String) {
+        guard let e = (try? Self.parse(json))?.result, let type = e["type"] as? String else { return }
+        let t = Self.time()
+        switch type {
+        case "contactConnected":
+            let name = Self.name(e["contact"]) ?? "?"
+            lastContact = lastContact ?? name
+            output("\(t) \(name): contact is connected")
+        case "contactConnecting":
+            output("\(t) \(Self.name(e["contact"]) ?? "?"): connecting...")
+        case "receivedContactRequest":
+            let req = e["contactRequest"] as? [String: Any]
+            let name = (req?["localDisplayName"] as? String) ?? "?"
+            if let id = (req?["contactRequestId"] as? NSNumber)?.int64Value { requests[name] = id }
+            output("\(t) \(name) wants to connect to you!\nto accept: /ac \(name)\nto reject: /rc \(name)")
+        case "acceptingContactRequest":
+            output("\(t) \(Self.name(e["contact"]) ?? "?"): accepting contact request (auto-accept)...")
+        case "newChatItems":
+            for ci in e["chatItems"] as? [[String: Any]] ?? [] {
+                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
+                guard let item = ci["chatItem"] as? [String: Any], let meta = item["meta"] as? [String: Any] else { continue }
+                let text = (meta["itemText"] as? String) ?? ""
+                let sent = (item["chatDir"] as? [String: Any])?["type"] as? String == "directSnd"
+                if sent { continue }
+                lastContact = name
+                if let id = (meta["itemId"] as? NSNumber)?.int64Value { lastReceived[name] = id }
+                output("\(t) \(name)> \(text)")
+            }
+        case "chatItemsStatusesUpdated":
+            for ci in e["chatItems"] as? [[String: Any]] ?? [] {
+                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
+                let meta = (ci["chatItem"] as? [String: Any])?["meta"] as? [String: Any]
+                let status = (meta?["itemStatus"] as? [String: Any])?["type"] as? String
+                let text = (meta?["itemText"] as? String) ?? ""
+                if status == "sndRcvd" { output("\(t) @\(name) ✓✓ \(text)") }
+                if status == "sndError" { output("\(t) @\(name) ✗ not delivered: \(text)") }
+            }
+        case "chatItemUpdated":
+            let ci = e["chatItem"] as? [String: Any]
+            let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
+            output("\(t) \(Self.name((ci?["chatInfo"] as? [String: Any])?["contact"]) ?? "?")> [edited] \(text)")
+        case "chatItemsDeleted":
+            let timed = e["timed"] as? Bool ?? false
+            for d in e["chatItemDeletions"] as? [[String: Any]] ?? [] {
+                let ci = d["deletedChatItem"] as? [String: Any]
+                let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
+                output("\(t) \(Self.name((ci?["chatInfo"] as? [String: Any])?["contact"]) ?? "?"): \(timed ? "disappeared" : "deleted") \(text)")
+            }
+        case "chatItemReaction":
+            let r = (e["reaction"] as? [String: Any])?["chatReaction"] as? [String: Any]
+            let emoji = ((r?["reaction"] as? [String: Any])?["emoji"] as? String) ?? ""
+            let name = Self.name(((e["reaction"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
+            output("\(t) \(name) \((e["added"] as? Bool ?? true) ? "reacted" : "removed reaction") \(emoji)")
+        case "contactUpdated":
+            output("\(t) \(Self.name(e["fromContact"]) ?? "?") updated profile: \(Self.name(e["toContact"], display: true) ?? "")")
+        case "contactDeletedByContact":
+            output("\(t) \(Self.name(e["contact"]) ?? "?") deleted contact with you")
+        case "hostDisconnected":
+            output("\(t) disconnected from \(e["transportHost"] ?? "relay")")
+        case "hostConnected":
+            output("\(t) connected to \(e["transportHost"] ?? "relay")")
+        case "chatError", "messageError":
+            output("\(t) error: \(json)")
+        default:
+            break
+        }
+    }
+
+    // MARK: JSON helpers
+
+    static func parse(_ json: String) throws -> (result: [String: Any]?, error: [String: Any]?) {
+        let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        return (obj?["result"] as? [String: Any], obj?["error"] as? [String: Any])
+    }
+
+    static func errorLine(_ json: String) -> String {
+        guard let e = (try? parse(json))?.error else { return "error: \(json)" }
+        if let t = (e["errorType"] as? [String: Any])?["type"] as? String {
+            if let m = (e["errorType"] as? [String: Any])?["message"] as? String { return "error: \(m)" }
+            return "error: \(t)"
+        }
+        return "error: \(e["type"] ?? json)"
+    }
+
+    static func name(_ contact: Any?, display: Bool = false) -> String? {
+        guard let c = contact as? [String: Any] else { return nil }
+        if display { return (c["profile"] as? [String: Any])?["displayName"] as? String }
+        return c["localDisplayName"] as? String
+    }
+
+    static func firstItem(_ r: [String: Any]) -> [String: Any]? {
+        (r["chatItems"] as? [[String: Any]])?.first?["chatItem"] as? [String: Any]
+    }
+
+    static func jsonString(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+
+    static func time() -> String {
+        let f = DateFormatter()
+        f.dateFormat = "HH:mm"
+        return f.string(from: Date())
+    }
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Drives the simplex-chat terminal client through pseudo-terminals and its WebSocket API from
+# another process (Tests/CLI/cli_test.py), on a fresh temporary HOME.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build --product simplex-chat
+timeout 300 python3 Tests/CLI/cli_test.py "$(swift build --show-bin-path)/simplex-chat"
