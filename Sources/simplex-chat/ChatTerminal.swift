@@ -24,22 +24,27 @@ actor ChatTerminal {
     }
 
     static let help = """
-        Commands:
+        Connecting:
           /c, /connect                  create a 1-time invitation link (shown with a QR code)
           /c <link>                     connect via an invitation link or a contact address
           /c incognito [<link>]         the same with a random profile for this contact
           /ad, /address                 create (or show) your SimpleX address
           /da, /delete_address          delete your address
           /ac <name>, /rc <name>        accept / reject a contact request
+          /contacts                     list contacts
+          /delete @<name>, /d @<name>   delete a contact
+
+        Messages:
           @<name> <message>             send a message; a line without a command goes to the last contact
           ! @<name> <new text>          edit your last message to <name>
           \\ @<name>                     delete your last message to <name> for everyone
           /react @<name> <emoji>        react to the last message from <name>
-          /contacts                     list contacts
-          /delete @<name>, /d @<name>   delete a contact
-          /smp <servers>                set SMP relays (smp://...)
-          /help                         this help
+
+        Settings and more:
+          /smp <servers>                set SMP relays (smp://...); /xftp the same for file servers
           /_...                         any API command (bots/api/COMMANDS.md), answered as JSON
+          /help                         this help
+          /q                            quit
         """
 
     func handle(_ raw: String) async {
@@ -75,8 +80,8 @@ actor ChatTerminal {
             let name = String(p[0].dropFirst())
             guard let id = await contactId(name), let item = lastReceived[name] else { return output("no message from \(name) to react to") }
             await report(await controller.send(#"/_reaction @\#(id) \#(item) on {"type":"emoji","emoji":\#(Self.jsonString(p[1]))}"#)) { _ in "reaction sent" }
-        case "/smp":
-            await report(await controller.send(line)) { _ in "SMP servers are saved." }
+        case "/smp", "/xftp":
+            await report(await controller.send(line)) { _ in "\(words[0].dropFirst().uppercased()) servers are saved." }
         case "!":
             let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
             guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: ! @<name> <new text>") }

@@ -77,7 +77,8 @@ struct SimplexChatCommand: AsyncParsableCommand {
             return
         }
 
-        let terminal = ChatTerminal(controller: controller, output: { say($0) }, showQR: { QRRendering.terminal($0) })
+        let console = Console()
+        let terminal = ChatTerminal(controller: controller, output: { console.print($0) }, showQR: { QRRendering.terminal($0) })
         await terminal.setUser(userId)
         if let cmd = execute {
             await terminal.handle(cmd)
@@ -85,13 +86,13 @@ struct SimplexChatCommand: AsyncParsableCommand {
             await relay?.shutdown()
             return
         }
-        say("Type /help for commands.")
+        console.print("Type /help for commands.")
         let events = Task {
             while !Task.isCancelled {
                 if let e = await controller.nextEvent(timeout: 1) { await terminal.show(event: e) }
             }
         }
-        for await line in StandardInput.lines() {
+        for await line in console.lines() {
             if line == "/q" || line == "/quit" { break }
             await terminal.handle(line)
         }
@@ -139,19 +140,6 @@ struct SimplexChatCommand: AsyncParsableCommand {
 
 extension ChatTerminal {
     func setUser(_ id: Int64) { userId = id }
-}
-
-/// Lines typed at the terminal, read on a thread of their own so the event loop keeps printing.
-enum StandardInput {
-    static func lines() -> AsyncStream<String> {
-        AsyncStream { cont in
-            let t = Thread {
-                while let line = readLine() { cont.yield(line) }
-                cont.finish()
-            }
-            t.start()
-        }
-    }
 }
 
 /// Writes straight to standard output (unbuffered), so lines appear at once in a pipe or pty.

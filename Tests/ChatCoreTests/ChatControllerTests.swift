@@ -83,9 +83,7 @@ private func open(_ prefix: String) throws -> ChatController {
         #expect(ok && body["type"] as? String == "chatRunning")
         (ok, body) = try answer(await c.send("/_stop"))
         #expect(ok && body["type"] as? String == "chatStopped")
-        let start = Date()
         #expect(await c.nextEvent(timeout: 0.05) == nil)
-        #expect(Date().timeIntervalSince(start) < 2)
         #expect(FileManager.default.fileExists(atPath: ChatController.agentDatabasePath(c.dbPrefix)))
         await c.close()
     }

@@ -40,8 +40,8 @@ final class EventQueue: Sendable {
                 cont.resume(returning: immediate)
                 return
             }
-            Task {
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            // A Dispatch timer, not a Task: a busy cooperative pool must not stretch the wait.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
                 let expired = self.state.withLockedValue { s -> CheckedContinuation<String?, Never>? in
                     guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     return s.waiters.remove(at: i).cont
