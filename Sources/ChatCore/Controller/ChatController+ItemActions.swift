@@ -150,16 +150,18 @@ extension ChatController {
     }
 
     /// `/_profile <userId> <json>`: updates the profile and sends it (x.info) to every contact.
-    func updateProfile(userId: Int64, _ profile: Profile) async throws(ChatError) -> ChatResponse {
+    func updateProfile(userId: Int64, _ profile: Profile, force: Bool = false) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        let from = user.profile.profile
-        if from == profile { return .userProfileNoChange(user: user) }
+        var from = user.profile.profile
+        if force { from.contactLink = nil }
+        if from == profile && !force { return .userProfileNoChange(user: user) }
         let valid = Self.validDisplayName(profile.displayName)
         guard !valid.isEmpty, valid == profile.displayName else {
             throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
         }
         try store.write { db in
-            try db.run("UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ? WHERE user_id = ?", [valid, profile.displayName, profile.fullName, profile.image, userId])
+            try db.run("UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ?, contact_link = ? WHERE user_id = ?",
+                       [valid, profile.displayName, profile.fullName, profile.image, profile.contactLink, userId])
         }
         // Incognito connections keep their random profile: only the others get the new one.
         let conns = try store.read { db in

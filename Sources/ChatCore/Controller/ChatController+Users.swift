@@ -57,7 +57,7 @@ extension ChatController {
 
     static func user(_ r: Row) -> User {
         let id: Int64 = r["user_id"]
-        let profile = Profile(displayName: r["display_name"], fullName: r["full_name"], image: r["image"])
+        let profile = Profile(displayName: r["display_name"], fullName: r["full_name"], image: r["image"], contactLink: r["contact_link"])
         return User(userId: id, agentUserId: id, userContactId: id, localDisplayName: r["local_display_name"],
                     profile: LocalProfile(profileId: r["profile_id"], profile: profile), activeUser: r["active_user"],
                     activeOrder: r["active_order"])
@@ -86,5 +86,65 @@ extension ChatController {
                 try db.run("INSERT INTO smp_servers (user_id, protocol, server) VALUES (?, ?, ?)", [user.userId, proto.rawValue, s])
             }
         }
+    }
+}
+
+/// Servers, user deletion and the address in the profile.
+extension ChatController {
+    /// `/smp` and `/_servers <userId>`: the relays the user's new queues go to (the defaults the
+    /// host configured when the user set none), without operators (none are preset here).
+    func userServers(userId: Int64) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let rows = try store.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT server_id, protocol, server, enabled FROM smp_servers WHERE user_id = ? ORDER BY server_id"),
+                             arguments: [userId])
+        }
+        var smp = rows.filter { ($0["protocol"] as String) == "smp" }.map {
+            UserServer(serverId: $0["server_id"], server: $0["server"], enabled: $0["enabled"])
+        }
+        let xftp = rows.filter { ($0["protocol"] as String) == "xftp" }.map {
+            UserServer(serverId: $0["server_id"], server: $0["server"], enabled: $0["enabled"])
+        }
+        if smp.isEmpty { smp = config.defaultSMPServers.map { UserServer(serverId: nil, server: $0, preset: true) } }
+        return .userServers(user: user, userServers: [UserOperatorServers(smpServers: smp, xftpServers: xftp)])
+    }
+
+    /// `/_delete user <userId>`: the user and all its chats; its connections are deleted at the
+    /// relays when `delSMPQueues` and the agent runs.
+    func deleteUser(_ userId: Int64, delSMPQueues: Bool) async throws(ChatError) -> ChatResponse {
+        _ = try userById(userId)
+        let conns = try store.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE user_id = ?"), arguments: [userId])
+                + String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+        }
+        if let agent {
+            for c in conns { try? await agent.deleteConnection(connId: c, deleteQueues: delSMPQueues) }
+        }
+        try store.write { db in
+            try db.run("DELETE FROM chat_items WHERE user_id = ?", [userId])
+            try db.run("DELETE FROM connections WHERE user_id = ?", [userId])
+            try db.run("DELETE FROM contact_requests WHERE user_id = ?", [userId])
+            try db.run("DELETE FROM contacts WHERE user_id = ?", [userId])
+            try db.run("DELETE FROM users WHERE user_id = ?", [userId])
+        }
+        return .cmdOk(user_: nil)
+    }
+
+    /// `/_profile_address <userId> on|off`: puts our address in the profile (so contacts can
+    /// share it) or takes it out, and sends the profile to contacts.
+    func setProfileAddress(userId: Int64, enable: Bool) async throws(ChatError) -> ChatResponse {
+        var profile = try userById(userId).profile.profile
+        if enable {
+            guard let link = try store.read({ db in
+                try String.fetchOne(db.cachedStatement(sql: "SELECT conn_link FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+            }) else { throw .errorStore(storeError: .userContactLinkNotFound) }
+            profile.contactLink = link
+        } else {
+            profile.contactLink = nil
+        }
+        try store.write { db in
+            try db.run("UPDATE users SET contact_link = ? WHERE user_id = ?", [profile.contactLink, userId])
+        }
+        return try await updateProfile(userId: userId, profile, force: true)
     }
 }

@@ -103,6 +103,14 @@ public actor ChatController {
         case .apiStopChat:
             await stopAgent()
             return .chatStopped
+        case .getUserProtoServers:
+            return try userServers(userId: try activeUser().userId)
+        case .apiGetUserServers(let userId):
+            return try userServers(userId: userId)
+        case .apiDeleteUser(let userId, let delSMPQueues, _):
+            return try await deleteUser(userId, delSMPQueues: delSMPQueues)
+        case .apiSetProfileAddress(let userId, let enable):
+            return try await setProfileAddress(userId: userId, enable: enable)
         case .setUserProtoServers(let proto, let servers):
             try setServers(proto, servers)
             return .cmdOk(user_: try? activeUser())

@@ -19,6 +19,7 @@ enum ChatMigrations {
               display_name TEXT NOT NULL,
               full_name TEXT NOT NULL DEFAULT '',
               image TEXT,
+              contact_link TEXT,
               profile_id INTEGER NOT NULL,
               active_user INTEGER NOT NULL DEFAULT 0,
               active_order INTEGER NOT NULL DEFAULT 0,

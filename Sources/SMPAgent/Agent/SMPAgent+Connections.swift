@@ -251,7 +251,8 @@ extension SMPAgent {
     /// expires them) and every local record.
     /// With `waitForDelivery`, first waits up to that many seconds for queued messages (such as a
     /// goodbye to the peer) to reach the relay.
-    public func deleteConnection(connId: String, waitForDelivery: Double = 0) async throws(AgentError) {
+    /// Without `deleteQueues` the queues stay at the relays (they expire there); only local state goes.
+    public func deleteConnection(connId: String, waitForDelivery: Double = 0, deleteQueues: Bool = true) async throws(AgentError) {
         let deadline = Date().addingTimeInterval(waitForDelivery)
         while Date() < deadline, !stopped {
             let pending = (try? store.read { db in
@@ -268,7 +269,7 @@ extension SMPAgent {
         for rq in rqs {
             guard let key = try? authKey(rq.rcvPrivateKey), let c = try? client(rq.server) else { continue }
             c.forget(recipientId: [UInt8](rq.rcvId))
-            try? await c.delete(recipientId: [UInt8](rq.rcvId), key: key)
+            if deleteQueues { try? await c.delete(recipientId: [UInt8](rq.rcvId), key: key) }
         }
         _ = try write { db in try ConnectionRecord.deleteOne(db, key: connId) }
         emit(connId, .del)
