@@ -109,6 +109,11 @@ let package = Package(
             ],
             path: "Sources/SimplexLib"
         ),
+        // The app layer of seed 002 (SimpleXAPI, ChatModel, ChatReceiver) over ChatCore's command API.
+        .target(
+            name: "SimpleXChat",
+            dependencies: ["ChatCore"]
+        ),
         // The terminal client and its WebSocket bot API.
         .executableTarget(
             name: "simplex-chat",
@@ -192,6 +197,10 @@ let package = Package(
                 "ChatCore", "SMPAgent", "SMPServer", "SMPTransport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "SimpleXChatTests",
+            dependencies: ["SimpleXChat", "ChatCore", "SMPServer", "SMPTransport", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "SMPServerTests",
