@@ -74,11 +74,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Page encryption of SQLite files (AES-256-GCM per page) as a VFS over the system SQLite.
+        .target(
+            name: "CSQLiteCrypt",
+            linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("crypto")]
+        ),
+        // Opening, keying and re-keying the SQLite stores of the agent and the chat core.
+        .target(
+            name: "SimplexStore",
+            dependencies: ["CSQLiteCrypt", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Duplex connections over SMP queues, links, e2e encryption and reliable delivery (agent-protocol.md).
         .target(
             name: "SMPAgent",
             dependencies: [
-                "SimplexFoundation", "SMPProtocol", "SMPTransport", "SMPClient", "DoubleRatchet",
+                "SimplexFoundation", "SMPProtocol", "SMPTransport", "SMPClient", "DoubleRatchet", "SimplexStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -90,7 +100,7 @@ let package = Package(
         .target(
             name: "ChatCore",
             dependencies: [
-                "SMPAgent", "SimplexFoundation", "SMPTransport",
+                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -173,6 +183,7 @@ let package = Package(
         .target(name: "SMPFuzz", dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation"], path: "Fuzz/SMPFuzz"),
         .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),
         .testTarget(name: "SMPProtocolTests", dependencies: ["SMPProtocol", "SimplexFoundation"]),
+        .testTarget(name: "SimplexStoreTests", dependencies: ["SimplexStore", "CSQLiteCrypt", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "DoubleRatchetTests", dependencies: ["DoubleRatchet", "SimplexFoundation"]),
         .testTarget(
             name: "SMPTransportTests",

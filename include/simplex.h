@@ -10,9 +10,13 @@
  * block the calling thread; do not call them from a Swift concurrency (async) context.
  *
  * Handles: chat_ctrl is an opaque pointer-sized handle (a small integer, never reused; it is not
- * a pointer to dereference). A NULL, unknown or closed handle never crashes:
+ * a pointer to dereference). A NULL or unknown handle never crashes:
  *   chat_send_cmd(_retry) answers {"error":{"type":"error","errorType":{"type":"chatNotStarted"}}},
- *   chat_recv_msg_wait answers "", chat_close_store answers an error message.
+ *   chat_recv_msg_wait answers "", chat_close_store / chat_reopen_store answer an error message.
+ *
+ * Database encryption: a non-empty key to chat_migrate_init(_key) opens (or creates) both
+ * databases sealed with it (AES-256-GCM pages, docs/protocol-notes.md); a wrong key is
+ * {"type":"errorNotADatabase",...}. "/_db encryption {"currentKey":..,"newKey":..}" changes it.
  *
  * Environment: SIMPLEX_SMP_SERVERS, read by chat_migrate_init(_key): comma-separated smp://
  * addresses used as the default SMP relays of the new controller when its user configured none
@@ -20,8 +24,10 @@
  *
  * Differences from the Haskell library:
  *   - chat_migrate_init_key ignores keepKey and backgroundMode.
- *   - chat_close_store ends the controller (the handle is dead afterwards); chat_reopen_store is
- *     not supported and always answers an error message.
+ *   - chat_close_store releases both database files and stops the network; commands answer
+ *     errorDatabase until chat_reopen_store, which reopens them and resumes a running chat.
+ *   - The encrypted database format is this project's (not SQLCipher's): files are not
+ *     interchangeable with the Haskell build's.
  *   - chat_write_file / chat_encrypt_file accept any ctrl (it only supplied randomness).
  *   - Encrypted local files are handled in one piece in memory, up to 1 GiB.
  *   - hs_init / hs_init_with_rtsopts do nothing (there is no Haskell runtime).

@@ -100,15 +100,18 @@ public func chat_recv_msg_wait(_ ctrl: UnsafeMutableRawPointer?, _ wait: Int32) 
 
 @_cdecl("chat_close_store")
 public func chat_close_store(_ ctrl: UnsafeMutableRawPointer?) -> CStrOut {
-    guard let c = Lib.unregister(ctrl) else { return Lib.cString("chat_close_store: unknown or already closed chat_ctrl") }
-    Lib.blocking { await c.close() }
+    guard let c = Lib.controller(ctrl) else { return Lib.cString("chat_close_store: unknown chat_ctrl") }
+    // As in simplex-chat: the database files are released (the agent stops with them) and
+    // commands fail until chat_reopen_store; the handle stays valid.
+    Lib.blocking { await c.closeStore() }
     return Lib.cString("")
 }
 
 @_cdecl("chat_reopen_store")
 public func chat_reopen_store(_ ctrl: UnsafeMutableRawPointer?) -> CStrOut {
-    Lib.cString("chat_reopen_store is not supported by this build: chat_close_store ends the controller; "
-        + "open the database again with chat_migrate_init")
+    guard let c = Lib.controller(ctrl) else { return Lib.cString("chat_reopen_store: unknown chat_ctrl") }
+    let failure = Lib.blocking { await c.reopenStore() }
+    return Lib.cString(failure.map { "chat_reopen_store: " + $0.jsonString() } ?? "")
 }
 
 // MARK: - Haskell runtime stand-ins

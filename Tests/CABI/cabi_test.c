@@ -91,11 +91,11 @@ static char *wait_event(chat_ctrl c, const char *name, const char *type, const c
     return NULL;
 }
 
-static chat_ctrl open_client(const char *dir, const char *name) {
+static chat_ctrl open_client(const char *dir, const char *name, const char *key) {
     char prefix[512], create[256];
     snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
     chat_ctrl c = NULL;
-    char *r = chat_migrate_init(prefix, "", "yesUp", &c);
+    char *r = chat_migrate_init_key(prefix, key, 0, "yesUp", 0, &c);
     REQUIRE(r && strcmp(r, "{\"type\":\"ok\"}") == 0, "%s: chat_migrate_init: %s", name, r ? r : "NULL");
     REQUIRE(c != NULL, "%s: ctrl not set", name);
     free(r);
@@ -236,9 +236,21 @@ int main(int argc, char **argv) {
     test_utilities(server);
     test_files(dir);
 
-    chat_ctrl alice = open_client(dir, "alice");
-    chat_ctrl bob = open_client(dir, "bob");
+    /* Alice's databases are encrypted, Bob's are plain. */
+    chat_ctrl alice = open_client(dir, "alice", "alice passphrase");
+    chat_ctrl bob = open_client(dir, "bob", "");
     CHECK(alice != bob, "distinct handles");
+    {
+        char prefix[512];
+        snprintf(prefix, sizeof prefix, "%s/alice", dir);
+        chat_ctrl other = NULL;
+        char *w = chat_migrate_init_key(prefix, "wrong passphrase", 0, "yesUp", 0, &other);
+        CHECK(w && strstr(w, "errorNotADatabase") && other == NULL, "wrong key: %s", w);
+        free(w);
+        w = chat_migrate_init(prefix, "", "yesUp", &other);
+        CHECK(w && strstr(w, "errorNotADatabase") && other == NULL, "no key: %s", w);
+        free(w);
+    }
 
     char *inv = cmd(alice, "alice", "/_connect 1");
     char *link = json_string(inv, "connFullLink");
@@ -254,6 +266,8 @@ int main(int argc, char **argv) {
     char *eb = wait_event(bob, "bob", "contactConnected", NULL, 30);
     long bobId = json_int(ea, "\"contact\":{", "contactId");
     REQUIRE(bobId > 0, "no contactId: %s", ea);
+    long aliceIdAtBob = json_int(eb, "\"contact\":{", "contactId");
+    REQUIRE(aliceIdAtBob > 0, "no contactId: %s", eb);
     free(ea);
     free(eb);
 
@@ -268,7 +282,17 @@ int main(int argc, char **argv) {
     CHECK(r && *r == 0, "close alice: %s", r);
     free(r);
     r = chat_send_cmd(alice, "/users");
-    CHECK(r && strstr(r, "chatNotStarted"), "closed ctrl: %s", r);
+    CHECK(r && strstr(r, "errorDatabase"), "closed store: %s", r);
+    free(r);
+    /* Reopened, the chat resumes: a message sent meanwhile by bob arrives. */
+    snprintf(send, sizeof send, "/_send @%ld json [{\"msgContent\":{\"type\":\"text\",\"text\":\"while closed\"}}]", aliceIdAtBob);
+    free(cmd(bob, "bob", send));
+    r = chat_reopen_store(alice);
+    CHECK(r && *r == 0, "reopen alice: %s", r);
+    free(r);
+    free(wait_event(alice, "alice", "newChatItems", "while closed", 30));
+    r = chat_close_store(alice);
+    CHECK(r && *r == 0, "close alice: %s", r);
     free(r);
     r = chat_close_store(bob);
     CHECK(r && *r == 0, "close bob: %s", r);

@@ -202,8 +202,12 @@ def main():
 
         alice.close()
         bob.close()
+        # Closed stores answer errorDatabase until reopened; then the chat goes on.
         r = json.loads(take(lib.chat_send_cmd(alice.ctrl, b"/user")))
-        assert r["error"]["errorType"]["type"] == "chatNotStarted", r
+        assert r["error"]["type"] == "errorDatabase", r
+        assert take(lib.chat_reopen_store(alice.ctrl)) == ""
+        assert "activeUser" in json.dumps(alice.cmd("/user"))
+        alice.close()
     finally:
         shutil.rmtree(d, ignore_errors=True)
     print(f"cabi_test.py: all passed ({time.time() - t0:.1f} s)")

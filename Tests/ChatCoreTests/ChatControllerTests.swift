@@ -99,12 +99,47 @@ private func open(_ prefix: String) throws -> ChatController {
         #expect(try Data(contentsOf: URL(fileURLWithPath: ChatController.chatDatabasePath(prefix))) == garbage)
     }
 
-    @Test func encryptionKeyIsRefusedNotIgnored() {
+    /// Issue 4 §5: a key encrypts; a wrong key or none is errorNotADatabase and the file is
+    /// left as it was; `/_db encryption` needs the chat stopped and changes or removes the key.
+    @Test func encryptedDatabaseKeysAndRekeying() async throws {
         let prefix = tempPrefix()
-        let (c, r) = ChatController.open(dbPrefix: prefix, key: "secret", group: group)
-        #expect(c == nil)
-        guard case .errorSQL = r else { Issue.record("\(r)"); return }
-        #expect(!FileManager.default.fileExists(atPath: ChatController.chatDatabasePath(prefix)))
+        let chatPath = ChatController.chatDatabasePath(prefix)
+        var (opened, r) = ChatController.open(dbPrefix: prefix, key: "first key", group: group)
+        #expect(r == .ok)
+        var c = try #require(opened)
+        _ = await c.send(#"/_create user {"profile":{"displayName":"Zed-the-unreadable","fullName":""},"pastTimestamp":false}"#)
+        await c.close()
+        let sealed = try Data(contentsOf: URL(fileURLWithPath: chatPath))
+        #expect(sealed.range(of: Data("Zed-the-unreadable".utf8)) == nil)
+        for wrong in ["", "second key"] {
+            (opened, r) = ChatController.open(dbPrefix: prefix, key: wrong, group: group)
+            #expect(opened == nil)
+            #expect(r == .errorNotADatabase(dbFile: chatPath))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: chatPath)) == sealed)
+
+        (opened, r) = ChatController.open(dbPrefix: prefix, key: "first key", group: group)
+        c = try #require(opened)
+        #expect(await c.send("/user").contains("Zed-the-unreadable"))
+        _ = await c.send("/_start")
+        #expect(await c.send("/db key first-key second").contains("chatNotStopped"))
+        _ = await c.send("/_stop")
+        #expect(await c.send(#"/_db encryption {"currentKey":"","newKey":"x"}"#).contains(#""databaseError":{"type":"errorEncrypted"}"#))
+        #expect(await c.send(#"/_db encryption {"currentKey":"not it","newKey":"x"}"#).contains(#"{"databaseError":{"sqliteError":{"type":"errorNotADatabase"},"type":"errorExport"}"#))
+        #expect(await c.send("/db test key nope").contains("errorOpen"))
+        #expect(await c.send(#"/_db encryption {"currentKey":"first key","newKey":"second-key"}"#).contains("cmdOk"))
+        #expect(await c.send("/db test key second-key").contains("cmdOk"))
+        // Still usable after re-keying, and the agent restarts with the new key.
+        #expect(await c.send("/user").contains("Zed-the-unreadable"))
+        #expect(await c.send("/_start").contains("chatStarted"))
+        _ = await c.send("/_stop")
+        #expect(await c.send("/db decrypt second-key").contains("cmdOk"))
+        #expect(await c.send("/db decrypt second-key").contains("errorPlaintext"))
+        await c.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: chatPath)).range(of: Data("Zed-the-unreadable".utf8)) != nil)
+        (opened, r) = ChatController.open(dbPrefix: prefix, key: "", group: group)
+        #expect(r == .ok)
+        await opened?.close()
     }
 
     @Test func databaseFromANewerVersionIsADowngradeError() async throws {

@@ -14,11 +14,11 @@ private final class Client: @unchecked Sendable {
     let c: ChatController
     private(set) var events: [[String: Any]] = []
 
-    init(_ name: String, dir: String, server: String) async throws {
+    init(_ name: String, dir: String, server: String, key: String = "") async throws {
         self.name = name
         var config = ChatController.Config()
         config.defaultSMPServers = [server]
-        let (c, r) = ChatController.open(dbPrefix: dir + "/\(name)", config: config, group: flowGroup)
+        let (c, r) = ChatController.open(dbPrefix: dir + "/\(name)", key: key, config: config, group: flowGroup)
         #expect(r == .ok)
         self.c = try #require(c)
         _ = try await cmd(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#)
@@ -157,6 +157,46 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
 
     /// Seed 003 §4-8 and timed messages, profile updates, contact deletion: each action on one
     /// side and its event on the other.
+    /// Encrypted databases in a live chat: messages flow, nothing readable lands in either of
+    /// Alice's files, and closing the store (the C ABI's chat_close_store) then reopening it
+    /// delivers what arrived meanwhile.
+    @Test func encryptedDatabasesAndStoreReopen() async throws {
+        let dir = NSTemporaryDirectory() + "chat-encrypted-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server, key: "alice's passphrase")
+        let bob = try await Client("bob", dir: dir, server: server)
+        let inv = try await alice.cmd("/_connect 1")
+        let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        try await bob.cmd("/connect \(link)")
+        let a = try await alice.event("contactConnected"), b = try await bob.event("contactConnected")
+        let bobId = try #require(contactId(a)), aliceId = try #require(contactId(b))
+        try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"sealed-words-one"}}]"#)
+        try await bob.event("newChatItems") { itemText($0) == "sealed-words-one" }
+
+        await alice.c.closeStore()
+        let closed = await alice.c.send("/user")
+        #expect(closed.contains("errorDatabase"))
+        try await bob.cmd(#"/_send @\#(aliceId) json [{"msgContent":{"type":"text","text":"sealed-words-two"}}]"#)
+        #expect(await alice.c.reopenStore() == nil)
+        try await alice.event("newChatItems") { itemText($0) == "sealed-words-two" }
+        let chat = try await alice.cmd("/_get chat @\(bobId) count=10")
+        #expect("\(chat)".contains("sealed-words-one") && "\(chat)".contains("sealed-words-two"))
+
+        await alice.c.close()
+        await bob.c.close()
+        for path in [ChatController.chatDatabasePath(dir + "/alice"), ChatController.agentDatabasePath(dir + "/alice")] {
+            let disk = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(disk.count > 4096)
+            #expect(disk.range(of: Data("sealed-words".utf8)) == nil)
+            #expect(disk.range(of: Data("CREATE TABLE".utf8)) == nil)
+        }
+        // Bob's plain database, for contrast, holds the words in clear.
+        let bobDisk = try Data(contentsOf: URL(fileURLWithPath: ChatController.chatDatabasePath(dir + "/bob")))
+        #expect(bobDisk.range(of: Data("sealed-words-two".utf8)) != nil)
+        await relay.shutdown()
+    }
+
     @Test func messageActions() async throws {
         let dir = NSTemporaryDirectory() + "chat-actions-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -27,6 +27,13 @@ public enum ChatCommand: Sendable, Hashable {
     /// `/_stop`.
     case apiStopChat
 
+    // MARK: database
+    /// `/_db encryption <json(DBEncryptionConfig)>`, and the CLI's `/db encrypt <key>`,
+    /// `/db key <current> <new>` and `/db decrypt <key>`: re-encrypts both databases.
+    case apiStorageEncryption(DBEncryptionConfig)
+    /// `/db test key <key>`: whether the key opens the chat database.
+    case testStorageEncryption(key: String)
+
     // MARK: connections
     /// `/_connect <userId>[ incognito=on|off]`: create a one-time invitation.
     case apiAddContact(userId: Int64, incognito: Bool)
@@ -231,6 +238,8 @@ extension ChatCommand {
         case .apiSetConnectionAlias(let id, let a): return "/_set alias :\(id) \(a)"
         case .startChat(let main, let snd): return "/_start main=" + onOff(main) + (snd == main ? "" : " snd_files=" + onOff(snd))
         case .apiStopChat: return "/_stop"
+        case .apiStorageEncryption(let cfg): return "/_db encryption " + json(cfg)
+        case .testStorageEncryption(let key): return "/db test key " + key
         case .apiAddContact(let id, let inc): return "/_connect \(id)" + (inc ? " incognito=on" : "")
         case .apiConnectPlan(let id, let link): return "/_connect plan \(id) " + link
         case .apiConnect(let id, let inc, let link): return "/_connect \(id)" + (inc ? " incognito=on" : "") + " " + link.commandString
@@ -268,5 +277,19 @@ extension ChatCommand {
         case .apiGetUserServers(let id): return "/_servers \(id)"
         case .apiSetUserServers(let id, let s): return "/_servers \(id) " + json(s)
         }
+    }
+}
+
+/// The keys of `/_db encryption` (simplex-chat `DBEncryptionConfig`): an empty key is a
+/// plain (unencrypted) database.
+public struct DBEncryptionConfig: Sendable, Hashable, Codable {
+    public var currentKey: String
+    public var newKey: String
+    public var keepKey: Bool?
+
+    public init(currentKey: String, newKey: String, keepKey: Bool? = nil) {
+        self.currentKey = currentKey
+        self.newKey = newKey
+        self.keepKey = keepKey
     }
 }

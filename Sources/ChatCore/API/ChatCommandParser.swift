@@ -232,6 +232,23 @@ enum CommandSyntax {
             return .startChat(mainApp: main, enableSndFiles: snd)
         },
         Entry(name: "/_stop", prefixes: ["/_stop"]) { _ in .apiStopChat },
+        Entry(name: "/_db encryption", prefixes: ["/_db encryption "]) { s throws(CommandSyntaxError) in
+            .apiStorageEncryption(try s.json(DBEncryptionConfig.self, "encryption config"))
+        },
+        Entry(name: "/db encrypt", prefixes: ["/db encrypt "]) { s throws(CommandSyntaxError) in
+            .apiStorageEncryption(DBEncryptionConfig(currentKey: "", newKey: try s.token("key")))
+        },
+        Entry(name: "/db key", prefixes: ["/db key "]) { s throws(CommandSyntaxError) in
+            let current = try s.token("current key")
+            try s.expect(" ")
+            return .apiStorageEncryption(DBEncryptionConfig(currentKey: current, newKey: try s.token("new key")))
+        },
+        Entry(name: "/db decrypt", prefixes: ["/db decrypt "]) { s throws(CommandSyntaxError) in
+            .apiStorageEncryption(DBEncryptionConfig(currentKey: try s.token("key"), newKey: ""))
+        },
+        Entry(name: "/db test key", prefixes: ["/db test key "]) { s throws(CommandSyntaxError) in
+            .testStorageEncryption(key: try s.token("key"))
+        },
         Entry(name: "/_get chats", prefixes: ["/_get chats "]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("user ID")
             var pcc = false

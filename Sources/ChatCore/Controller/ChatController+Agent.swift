@@ -15,7 +15,7 @@ extension ChatController {
         let servers = (configured.isEmpty ? config.defaultSMPServers : configured).compactMap { try? SMPServerAddress(parsing: $0) }
         let a: SMPAgent
         do {
-            a = try SMPAgent(config: AgentConfig(servers: servers), databasePath: Self.agentDatabasePath(dbPrefix), group: group)
+            a = try SMPAgent(config: AgentConfig(servers: servers), databasePath: Self.agentDatabasePath(dbPrefix), databaseKey: dbKey, group: group)
         } catch {
             throw .error(errorType: .internalError(message: "agent database: \(error)"))
         }

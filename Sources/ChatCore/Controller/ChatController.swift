@@ -18,7 +18,14 @@ public actor ChatController {
 
     public nonisolated let dbPrefix: String
     public nonisolated let config: Config
-    let store: ChatStore
+    /// Replaced when the database is re-keyed or closed and reopened (`chat_reopen_store`).
+    var store: ChatStore
+    /// The passphrase of both databases ("" for plain files); the agent opens its file with it.
+    var dbKey: String
+    /// Between `closeStore()` and `reopenStore()`: commands answer an error, nothing is open.
+    var storeClosed = false
+    /// Whether the agent ran when the store was closed, so reopening resumes it.
+    var runningBeforeClose = false
     let group: any EventLoopGroup
     let events = EventQueue()
     var agent: SMPAgent?
@@ -36,10 +43,11 @@ public actor ChatController {
     /// The agent database file for a prefix (`<prefix>_agent.db`).
     public static func agentDatabasePath(_ prefix: String) -> String { prefix + "_agent.db" }
 
-    private init(dbPrefix: String, config: Config, store: ChatStore, group: any EventLoopGroup) {
+    private init(dbPrefix: String, config: Config, store: ChatStore, key: String, group: any EventLoopGroup) {
         self.dbPrefix = dbPrefix
         self.config = config
         self.store = store
+        self.dbKey = key
         self.group = group
     }
 
@@ -49,7 +57,7 @@ public actor ChatController {
                             group: any EventLoopGroup) -> (ChatController?, DBMigrationResult) {
         switch ChatStore.open(path: chatDatabasePath(dbPrefix), key: key, confirm: confirm) {
         case .success(let store):
-            return (ChatController(dbPrefix: dbPrefix, config: config, store: store, group: group), .ok)
+            return (ChatController(dbPrefix: dbPrefix, config: config, store: store, key: key, group: group), .ok)
         case .failure(let r):
             return (nil, r)
         }
@@ -66,6 +74,7 @@ public actor ChatController {
     /// Runs one command string; malformed commands are `commandError`, never a crash.
     public func execute(_ command: String) async -> Result<ChatResponse, ChatError> {
         guard !closed else { return .failure(.error(errorType: .chatNotStarted)) }
+        guard !storeClosed else { return .failure(.errorDatabase(databaseError: .errorOpen(sqliteError: .error(dbError: "the database is closed (chat_close_store)")))) }
         switch ChatCommand.parse(command) {
         case .failure(let e): return .failure(e)
         case .success(let cmd):
@@ -103,6 +112,10 @@ public actor ChatController {
         case .apiStopChat:
             await stopAgent()
             return .chatStopped
+        case .apiStorageEncryption(let cfg):
+            return try changeDatabaseKey(cfg)
+        case .testStorageEncryption(let key):
+            return try testDatabaseKey(key)
         case .getUserProtoServers:
             return try userServers(userId: try activeUser().userId)
         case .apiGetUserServers(let userId):

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SimplexStore
 
 /// The chat database: its own SQLite file (`<prefix>_chat.db`) beside the agent's, migrated on
 /// open according to the caller's confirmation mode.
@@ -15,12 +16,10 @@ final class ChatStore: Sendable {
     /// Opens and migrates `path`. A file that is not SQLite (or is encrypted with another key)
     /// is `errorNotADatabase`; pending upgrades of an existing file need `confirm` to allow them.
     static func open(path: String, key: String, confirm: MigrationConfirmation) -> Result<ChatStore, DBMigrationResult> {
-        guard key.isEmpty else {
-            // No SQLCipher in this build (see docs/protocol-notes.md): refuse rather than
-            // silently writing an unencrypted file for a caller who asked for encryption.
-            return .failure(.errorSQL(dbFile: path, migrationSQLError: "database encryption is not available in this build"))
-        }
         var config = Configuration()
+        // Sealed pages when `key` is not empty (docs/protocol-notes.md, "Database encryption");
+        // a wrong key surfaces below as SQLITE_NOTADB, before anything is written.
+        DatabaseEncryption.configure(&config, key: key)
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in

@@ -37,11 +37,12 @@ public actor SMPAgent {
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
 
-    /// Opens (or creates) the agent database at `databasePath`.
-    public init(config: AgentConfig, databasePath: String, group: any EventLoopGroup) throws(AgentError) {
+    /// Opens (or creates) the agent database at `databasePath`, encrypted with `databaseKey`
+    /// unless it is empty.
+    public init(config: AgentConfig, databasePath: String, databaseKey: String = "", group: any EventLoopGroup) throws(AgentError) {
         self.config = config
         self.group = group
-        self.store = try AgentStore(path: databasePath)
+        self.store = try AgentStore(path: databasePath, key: databaseKey)
         (events, eventSink) = AsyncStream.makeStream(of: AgentEvent.self, bufferingPolicy: .unbounded)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SimplexStore
 
 /// The agent's own SQLite file (seed 002 §4: the agent database beside the chat database).
 /// One serialized connection in WAL mode; every state change of the protocol is one transaction.
@@ -7,10 +8,12 @@ final class AgentStore: Sendable {
     let dbQueue: DatabaseQueue
     let path: String
 
-    /// Opens (creating if needed) and migrates the database at `path`.
-    init(path: String) throws(AgentError) {
+    /// Opens (creating if needed) and migrates the database at `path`, sealed with `key` when it
+    /// is not empty (the chat database's passphrase: SimpleX keys both files alike).
+    init(path: String, key: String = "") throws(AgentError) {
         self.path = path
         var config = Configuration()
+        DatabaseEncryption.configure(&config, key: key)
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
