@@ -213,15 +213,27 @@ public actor ChatAPI {
         return .connecting(type, pcc)
     }
 
-    /// Seed 001 §3 (prepared contacts from short links). ChatCore does not support prepared
-    /// contacts yet, so this always throws `.unsupported` — it never invents a chat.
+    /// Seed 001 §3: a chat for the contact behind a link, from the data the link carries, shown
+    /// before connecting (`/_prepare contact`); added to the model's chat list.
     public func apiPrepareContact(connLink: CreatedConnLink, contactShortLinkData: ContactShortLinkData) async throws(ChatAPIError) -> AChat {
-        throw .unsupported("prepared contacts (/_prepare contact) are not supported by this chat core yet")
+        let userId = try await activeUserId()
+        switch try await response(.apiPrepareContact(userId: userId, connLink: connLink, contactShortLinkData: contactShortLinkData)) {
+        case .newPreparedChat(_, let chat):
+            if let model { await model.addChat(Chat(chat)) }
+            return chat
+        case let r: throw unexpected(r)
+        }
     }
 
-    /// Seed 001 §3.5. Not supported by ChatCore yet: always throws `.unsupported`, sends nothing.
+    /// Seed 001 §3.5: connects a prepared contact (`/_connect contact`), with an optional first
+    /// message for an address; the contact in the model is updated.
     public func apiConnectPreparedContact(contactId: Int64, incognito: Bool, msg: MsgContent?) async throws(ChatAPIError) -> Contact {
-        throw .unsupported("connecting prepared contacts (/_connect contact) is not supported by this chat core yet")
+        switch try await response(.apiConnectPreparedContact(contactId: contactId, incognito: incognito, msgContent: msg)) {
+        case .startedConnectionToContact(_, let contact):
+            if let model { await model.updateContact(contact) }
+            return contact
+        case let r: throw unexpected(r)
+        }
     }
 
     /// Accepts a contact request (seed 001 §4.4); in the model the request becomes the contact.

@@ -197,6 +197,64 @@ private func connectedPair(_ dir: String, _ server: String) async throws -> (Cli
         await relay.shutdown()
     }
 
+    /// Seed 001 §3: a prepared contact from a link and its data, shown (with the greeting)
+    /// before connecting; connecting keeps the same contact, for an address and an invitation.
+    @Test func preparedContactsFromLinks() async throws {
+        let dir = NSTemporaryDirectory() + "chat-prepared-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server)
+        let bob = try await Client("bob", dir: dir, server: server)
+        let address = try await bob.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        let data = #"{"profile":{"displayName":"bob","fullName":"Bob B"},"message":{"type":"text","text":"Hi, I am Bob"},"business":false}"#
+        let prepared = try await alice.cmd("/_prepare contact 1 \(link) \(data)")
+        #expect(prepared["type"] as? String == "newPreparedChat")
+        let chat = try #require(prepared["chat"] as? [String: Any])
+        let contact = try #require((chat["chatInfo"] as? [String: Any])?["contact"] as? [String: Any])
+        let bobId = try #require((contact["contactId"] as? NSNumber)?.int64Value)
+        #expect((contact["preparedContact"] as? [String: Any])?["uiConnLinkType"] as? String == "con")
+        #expect(contact["activeConn"] == nil)
+        #expect(((chat["chatItems"] as? [[String: Any]])?.first?["meta"] as? [String: Any])?["itemText"] as? String == "Hi, I am Bob")
+        let chats = try await alice.cmd("/_get chats 1 pcc=on")
+        #expect("\(chats)".contains("Hi, I am Bob"))
+
+        let started = try await alice.cmd("/_connect contact @\(bobId) text Hello from Alice")
+        #expect(started["type"] as? String == "startedConnectionToContact")
+        #expect(contactId(started) == bobId)
+        let again = await alice.c.send("/_connect contact @\(bobId)")
+        #expect(again.contains("not a prepared contact"))
+        let req = try await bob.event("receivedContactRequest")
+        let reqId = try #require(((req["contactRequest"] as? [String: Any])?["contactRequestId"] as? NSNumber)?.int64Value)
+        try await bob.cmd("/_accept \(reqId)")
+        let connected = try await alice.event("contactConnected")
+        #expect(contactId(connected) == bobId)
+        #expect((connected["contact"] as? [String: Any])?["preparedContact"] == nil)
+        let aliceAtBob = try #require(contactId(try await bob.event("contactConnected")))
+        // The message sent with the request opens Bob's chat.
+        let bobChat = try await bob.cmd("/_get chat @\(aliceAtBob) count=10")
+        #expect("\(bobChat)".contains("Hello from Alice"))
+        try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"after prepared"}}]"#)
+        try await bob.event("newChatItems") { itemText($0) == "after prepared" }
+
+        // An invitation link, prepared without a greeting.
+        let inv = try await bob.cmd("/_connect 1")
+        let invLink = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        let carol = try await Client("carol", dir: dir, server: server)
+        let p2 = try await carol.cmd(#"/_prepare contact 1 \#(invLink) {"profile":{"displayName":"bob","fullName":""},"business":false}"#)
+        let bobAtCarol = try #require(((((p2["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"] as? [String: Any])?["contactId"] as? NSNumber)?.int64Value)
+        #expect(await carol.c.send("/_connect contact @\(bobAtCarol) text hi").contains("commandError"))
+        try await carol.cmd("/_connect contact @\(bobAtCarol)")
+        let c2 = try await carol.event("contactConnected")
+        #expect(contactId(c2) == bobAtCarol)
+        try await bob.event("contactConnected") { displayName($0) == "carol" }
+        // Malformed: business data needs groups; a bad link; an unknown contact.
+        #expect(await carol.c.send(#"/_prepare contact 1 \#(invLink) {"profile":{"displayName":"x","fullName":""},"business":true}"#).contains("commandError"))
+        #expect(await carol.c.send(#"/_prepare contact 1 simplex:/nope {"profile":{"displayName":"x","fullName":""},"business":false}"#).contains("invalidConnReq"))
+        #expect(await carol.c.send("/_connect contact @999").contains("contactNotFound"))
+        await relay.shutdown()
+    }
+
     @Test func messageActions() async throws {
         let dir = NSTemporaryDirectory() + "chat-actions-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -186,4 +186,37 @@ import Testing
         await dave.close()
         await relay.shutdown()
     }
+
+    /// Seed 001 §3: apiPrepareContact puts the prepared chat (with the link's greeting) in the
+    /// model before any network step; apiConnectPreparedContact connects that same contact.
+    @Test func preparedContactFlow() async throws {
+        let dir = tempDir("prepared")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await TestApp("alice", dir: dir, server: server)
+        let bob = try await TestApp("bob", dir: dir, server: server)
+        let address = try #require(try await alice.api.apiCreateUserAddress())
+        let data = ContactShortLinkData(profile: Profile(displayName: "alice"), message: .text("Welcome to Alice"))
+        let chat = try await bob.api.apiPrepareContact(connLink: address, contactShortLinkData: data)
+        guard case .direct(let prepared) = chat.chatInfo else { Issue.record("not a direct chat: \(chat.chatInfo)"); return }
+        #expect(prepared.preparedContact?.uiConnLinkType == .con)
+        #expect(bob.contact(named: "alice")?.contactId == prepared.contactId)
+        #expect(bob.items(prepared.contactId).map(\.meta.itemText) == ["Welcome to Alice"])
+
+        let started = try await bob.api.apiConnectPreparedContact(contactId: prepared.contactId, incognito: false, msg: .text("Hi Alice"))
+        #expect(started.contactId == prepared.contactId)
+        try await eventually("alice gets bob's request") { alice.contactRequests.count == 1 }
+        let request = try #require(alice.contactRequests.first)
+        _ = try #require(await alice.api.apiAcceptContactRequest(incognito: false, contactReqId: request.contactRequestId))
+        try await eventually("bob's prepared contact connects") {
+            bob.contact(named: "alice").map { $0.contactId == prepared.contactId && $0.activeConn?.connStatus == .ready && $0.preparedContact == nil } == true
+        }
+        do {
+            _ = try await bob.api.apiConnectPreparedContact(contactId: prepared.contactId, incognito: false, msg: nil)
+            Issue.record("a connected contact is not prepared")
+        } catch { }
+        await alice.close()
+        await bob.close()
+        await relay.shutdown()
+    }
 }

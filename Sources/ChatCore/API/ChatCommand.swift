@@ -45,6 +45,11 @@ public enum ChatCommand: Sendable, Hashable {
     case addContact(incognito: Bool)
     /// `/connect[ incognito] <link>`, for the active user.
     case connect(incognito: Bool, connLink: String)
+    /// `/_prepare contact <userId> <fullLink>[ <shortLink>] <json(ContactShortLinkData)>`: a
+    /// contact shown before connecting (seed 001 §3), from the link and the data it carries.
+    case apiPrepareContact(userId: Int64, connLink: CreatedConnLink, contactShortLinkData: ContactShortLinkData)
+    /// `/_connect contact @<contactId>[ incognito=on|off][ text <msg>| json <MsgContent>]`.
+    case apiConnectPreparedContact(contactId: Int64, incognito: Bool, msgContent: MsgContent?)
     /// `/_accept[ incognito=on|off] <contactReqId>`.
     case apiAcceptContact(incognito: Bool, contactReqId: Int64)
     /// `/_reject <contactReqId>`.
@@ -245,6 +250,9 @@ extension ChatCommand {
         case .apiConnect(let id, let inc, let link): return "/_connect \(id)" + (inc ? " incognito=on" : "") + " " + link.commandString
         case .addContact(let inc): return "/connect" + (inc ? " incognito" : "")
         case .connect(let inc, let link): return "/connect" + (inc ? " incognito" : "") + " " + link
+        case .apiPrepareContact(let id, let link, let data): return "/_prepare contact \(id) " + link.commandString + " " + json(data)
+        case .apiConnectPreparedContact(let id, let inc, let mc):
+            return "/_connect contact @\(id)" + (inc ? " incognito=on" : "") + (mc.map { " json " + json($0) } ?? "")
         case .apiAcceptContact(let inc, let id): return "/_accept" + (inc ? " incognito=on" : "") + " \(id)"
         case .apiRejectContact(let id): return "/_reject \(id)"
         case .apiSetConnectionIncognito(let id, let inc): return "/_set incognito :\(id) " + onOff(inc)

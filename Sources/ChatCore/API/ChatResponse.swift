@@ -36,6 +36,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case sentConfirmation(user: User, connection: PendingContactConnection, customUserProfile: Profile?)
     case sentInvitation(user: User, connection: PendingContactConnection, customUserProfile: Profile?)
     case contactAlreadyExists(user: User, contact: Contact)
+    case newPreparedChat(user: User, chat: AChat)
+    case startedConnectionToContact(user: User, contact: Contact)
     case contactDeleted(user: User, contact: Contact)
     case contactConnectionDeleted(user: User, connection: PendingContactConnection)
     case chatCmdError(chatError: ChatError)
@@ -80,6 +82,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "sentConfirmation": self = try .sentConfirmation(user: c.v("user"), connection: c.v("connection"), customUserProfile: c.opt("customUserProfile"))
         case "sentInvitation": self = try .sentInvitation(user: c.v("user"), connection: c.v("connection"), customUserProfile: c.opt("customUserProfile"))
         case "contactAlreadyExists": self = try .contactAlreadyExists(user: c.v("user"), contact: c.v("contact"))
+        case "newPreparedChat": self = try .newPreparedChat(user: c.v("user"), chat: c.v("chat"))
+        case "startedConnectionToContact": self = try .startedConnectionToContact(user: c.v("user"), contact: c.v("contact"))
         case "contactDeleted": self = try .contactDeleted(user: c.v("user"), contact: c.v("contact"))
         case "contactConnectionDeleted": self = try .contactConnectionDeleted(user: c.v("user"), connection: c.v("connection"))
         case "chatCmdError": self = try .chatCmdError(chatError: c.v("chatError"))
@@ -228,6 +232,14 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(connection, "connection")
             try c.put(customUserProfile, "customUserProfile")
+        case .newPreparedChat(let user, let chat):
+            try c.tag("newPreparedChat")
+            try c.put(user, "user")
+            try c.put(chat, "chat")
+        case .startedConnectionToContact(let user, let contact):
+            try c.tag("startedConnectionToContact")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
         case .contactAlreadyExists(let user, let contact):
             try c.tag("contactAlreadyExists")
             try c.put(user, "user")

@@ -21,16 +21,18 @@ extension ChatController {
         }
         agent = a
         await a.start()
-        agentEvents = Task { [weak self] in
+        // Strong captures: both tasks end in stopAgent (cancelled, and the agent's event stream
+        // finishes), which every close path calls. A weak reference would give the controller a
+        // side table that a controller living in libsimplex's registry keeps until exit.
+        agentEvents = Task {
             for await e in a.events {
-                guard let self else { return }
                 await self.handleAgentEvent(e)
             }
         }
-        timedDeletions = Task { [weak self] in
+        timedDeletions = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 500_000_000)
-                await self?.deleteExpiredItems()
+                await self.deleteExpiredItems()
             }
         }
         return true
@@ -110,6 +112,10 @@ extension ChatController {
             let userId: Int64 = conn["user_id"]
             let contact = try store.write { db -> Contact? in
                 try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
+                // A prepared contact is an ordinary one from now on.
+                try db.run("""
+                    UPDATE contacts SET prepared_conn_link = NULL, prepared_short_link = NULL, prepared_link_mode = NULL WHERE contact_id = ?
+                    """, [contactId])
                 return try self.contact(db, contactId)
             }
             guard let contact else { return }
@@ -178,18 +184,21 @@ extension ChatController {
     private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) async throws(ChatError) {
         guard let link = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) })
         else { return }
-        guard case .contact(let profile, _, _, _)? = decodeChatMessage(info)?.event else {
+        guard case .contact(let profile, _, _, let requestMsg)? = decodeChatMessage(info)?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
         }
+        let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }
         let userId: Int64 = link["user_id"]
         let linkId: Int64 = link["user_contact_link_id"]
         let requestId = try store.write { db -> Int64 in
             try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)", [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
             let profileId = db.lastInsertedRowID
             try db.run("""
-                INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName), Self.now, Self.now])
+                INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name,
+                  request_msg_id, request_msg_content, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName),
+                      requestMsg?.msgId.base64url, requestContent, Self.now, Self.now])
             return db.lastInsertedRowID
         }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }

@@ -240,6 +240,18 @@ extension ChatController {
                 INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id, created_at, updated_at)
                 VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?)
                 """, [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, Self.now, Self.now])
+            // The message sent with the request becomes the first message of the chat.
+            if let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT request_msg_id, request_msg_content FROM contact_requests WHERE contact_request_id = ?"),
+                                        arguments: [requestId]),
+                let content = (r["request_msg_content"] as String?).flatMap({ try? ChatJSON.decode(MsgContent.self, from: $0) }),
+                let itemContent = try? ChatJSON.string(CIContent.rcvMsgContent(msgContent: content)),
+                let status = try? ChatJSON.string(CIStatus.rcvNew) {
+                try db.run("""
+                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                    """, [userId, contactId, Self.now, content.text, itemContent, status, r["request_msg_id"] as String?, Self.now, Self.now])
+                try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
+            }
             try db.run("DELETE FROM contact_requests WHERE contact_request_id = ?", [requestId])
             return try self.contact(db, contactId)
         }

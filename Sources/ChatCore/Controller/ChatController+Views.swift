@@ -64,7 +64,14 @@ extension ChatController {
         return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: Self.profile(r), activeConn: conn.map(Self.connection),
                        contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
                        chatSettings: ChatSettings(), userPreferences: prefs, mergedPreferences: Self.defaultMergedPreferences, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
-                       chatTs: chatTs.map(Self.ts), contactRequestId: r["contact_request_id"])
+                       chatTs: chatTs.map(Self.ts), preparedContact: Self.preparedContact(r), contactRequestId: r["contact_request_id"])
+    }
+
+    /// The link a prepared contact will connect through, until it does.
+    static func preparedContact(_ r: Row) -> PreparedContact? {
+        guard let full = r["prepared_conn_link"] as String?, let mode = (r["prepared_link_mode"] as String?).flatMap(ConnectionLinkMode.init(rawValue:))
+        else { return nil }
+        return PreparedContact(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: r["prepared_short_link"]), uiConnLinkType: mode)
     }
 
     func contactRequest(_ db: Database, _ id: Int64) throws -> UserContactRequest? {

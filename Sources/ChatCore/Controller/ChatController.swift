@@ -137,6 +137,10 @@ public actor ChatController {
             return try await connect(userId: userId, incognito: incognito, link: link.connFullLink)
         case .connect(let incognito, let link):
             return try await connect(userId: try activeUser().userId, incognito: incognito, link: link)
+        case .apiPrepareContact(let userId, let link, let data):
+            return try prepareContact(userId: userId, link: link, data: data)
+        case .apiConnectPreparedContact(let contactId, let incognito, let mc):
+            return try await connectPreparedContact(contactId: contactId, incognito: incognito, message: mc)
         case .apiAcceptContact(let incognito, let reqId):
             return try await acceptContact(requestId: reqId, incognito: incognito)
         case .apiRejectContact(let reqId):

@@ -6,6 +6,16 @@ enum ChatMigrations {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("m20261122_chat_initial", migrate: initial)
+        m.registerMigration("m20261122_prepared_contacts") { db in
+            // Seed 001 §3: a contact made from a link before connecting keeps the link until then.
+            try db.execute(sql: """
+                ALTER TABLE contacts ADD COLUMN prepared_conn_link TEXT;
+                ALTER TABLE contacts ADD COLUMN prepared_short_link TEXT;
+                ALTER TABLE contacts ADD COLUMN prepared_link_mode TEXT;
+                ALTER TABLE contact_requests ADD COLUMN request_msg_id TEXT;
+                ALTER TABLE contact_requests ADD COLUMN request_msg_content TEXT;
+                """)
+        }
         return m
     }
 

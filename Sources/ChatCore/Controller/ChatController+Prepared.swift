@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Prepared contacts (seed 001 §3): a chat made from a link and the profile it carries, shown
+/// before connecting, so the user can choose incognito (or write a first message) first.
+extension ChatController {
+    /// `/_prepare contact`: stores the contact with its link; nothing goes on the network.
+    func prepareContact(userId: Int64, link: CreatedConnLink, data: ContactShortLinkData) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let parsed: ConnectionRequestURI
+        do { parsed = try ConnectionRequestURI(parsing: link.connFullLink.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
+            throw .error(errorType: .invalidConnReq)
+        }
+        if data.business {
+            // A business address becomes a group chat in SimpleX; groups are not built yet.
+            throw .error(errorType: .commandError(message: "business addresses (prepared group chats) are not supported yet"))
+        }
+        switch try plan(userId: userId, parsed) {
+        case .own: throw .error(errorType: .commandError(message: "this is your own link"))
+        case .known(let contact): return .contactAlreadyExists(user: user, contact: contact)
+        case .connecting, .fresh: break
+        }
+        let profile = data.profile
+        let mode = parsed.mode == .contact ? "con" : "inv"
+        let welcomeJSON = try data.message.map { m throws(ChatError) in try json(CIContent.rcvMsgContent(msgContent: m)) }
+        let rcvNew = try json(CIStatus.rcvNew)
+        let contactId = try store.write { db -> Int64 in
+            try db.run("""
+                INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
+            let profileId = db.lastInsertedRowID
+            let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
+            try db.run("""
+                INSERT INTO contacts (user_id, local_display_name, profile_id, prepared_conn_link, prepared_short_link, prepared_link_mode,
+                  created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [userId, name, profileId, parsed.withSimplexScheme.uriString, link.connShortLink, mode, Self.now, Self.now, Self.now])
+            let contactId = db.lastInsertedRowID
+            if let welcome = data.message, let welcomeJSON {
+                // The greeting the link carries, shown as the peer's first message.
+                try db.run("""
+                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, created_at, updated_at)
+                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?)
+                    """, [userId, contactId, Self.now, welcome.text, welcomeJSON, rcvNew, Self.now, Self.now])
+            }
+            return contactId
+        }
+        let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id"), arguments: [contactId])
+            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r) })
+        }
+        guard let contact else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items))
+    }
+
+    /// `/_connect contact @<id>`: joins the invitation or sends the request (with the optional
+    /// message) through the prepared link; the connection belongs to the prepared contact.
+    func connectPreparedContact(contactId: Int64, incognito: Bool, message: MsgContent?) async throws(ChatError) -> ChatResponse {
+        guard let contact = try store.read({ db in try self.contact(db, contactId) }) else {
+            throw .errorStore(storeError: .contactNotFound(contactId: contactId))
+        }
+        guard let prepared = contact.preparedContact, contact.activeConn == nil else {
+            throw .error(errorType: .commandError(message: "contact @\(contactId) is not a prepared contact"))
+        }
+        let userId = try store.read { db in try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [contactId]) } ?? 0
+        let user = try userById(userId)
+        let parsed: ConnectionRequestURI
+        do { parsed = try ConnectionRequestURI(parsing: prepared.connLinkToConnect.connFullLink) } catch { throw .error(errorType: .invalidConnReq) }
+        if message != nil && parsed.mode != .contact {
+            throw .error(errorType: .commandError(message: "a message goes with a request to an address; send it after connecting"))
+        }
+        let agent = try runningAgent()
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        let profile = try profileToSend(user, incognitoProfileId: incognitoId)
+        let requestMsg = message.map { ChatMsgEvent.RequestMsg(msgId: SharedMsgId.random(), content: $0) }
+        let info = try encodeInfo(parsed.mode == .contact ? .contact(profile: profile, requestMsg: requestMsg) : .info(profile))
+        let agentConnId: String
+        do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
+            throw Self.agentError(error)
+        }
+        let sentJSON = try message.map { m throws(ChatError) in try json(CIContent.sndMsgContent(msgContent: m)) }
+        let sndSent = try json(CIStatus.sndSent(sndProgress: .complete))
+        let updated = try store.write { db -> Contact? in
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, custom_user_profile_id, contact_id,
+                  initiated, created_at, updated_at) VALUES (?, ?, 'contact', 'joined', ?, ?, ?, ?, 1, ?, ?)
+                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, incognitoId, contactId, Self.now, Self.now])
+            try db.run("UPDATE contacts SET contact_used = 1, updated_at = ? WHERE contact_id = ?", [Self.now, contactId])
+            if let message, let sentJSON, let requestMsg {
+                try db.run("""
+                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
+                    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+                    """, [userId, contactId, Self.now, message.text, sentJSON, sndSent, requestMsg.msgId.base64url, Self.now, Self.now])
+                try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
+            }
+            return try self.contact(db, contactId)
+        }
+        guard let updated else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return .startedConnectionToContact(user: user, contact: updated)
+    }
+}
