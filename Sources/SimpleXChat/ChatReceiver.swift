@@ -96,6 +96,15 @@ public final class ChatReceiver {
             errors.append(e)
         case .chatErrors(let es):
             errors.append(contentsOf: es)
+        case .receivedGroupInvitation(let user, let g, _, _, _), .userAcceptedGroupSent(let user, let g, _),
+            .groupLinkConnecting(let user, let g, _), .acceptingGroupJoinRequestMember(let user, let g, _),
+            .userJoinedGroup(let user, let g, _), .joinedGroupMember(let user, let g, _),
+            .joinedGroupMemberConnecting(let user, let g, _, _), .connectedToGroupMember(let user, let g, _, _),
+            .memberRole(let user, let g, _, _, _, _), .memberBlockedForAll(let user, let g, _, _, _),
+            .deletedMember(let user, let g, _, _, _), .deletedMemberUser(let user, let g, _, _), .leftMember(let user, let g, _),
+            .groupDeleted(let user, let g, _), .groupUpdated(let user, _, let g, _), .groupMemberUpdated(let user, let g, _, _):
+            // The group's chat follows its latest info (membership status, summary, profile).
+            if active(user) { m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil)) }
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
         case .unknown(let raw):

@@ -189,10 +189,14 @@ import Testing
                 "x.contact with content but no msgId (ignored)",
                 #"{"v":"1","event":"x.contact","params":{"content":{"text":"hello","type":"text"},"profile":\#(profileJSON)}}"#,
                 .contact(profile: profile), reencodes: false),
+            Vector("x.grp.acpt", #"{"v":"1","event":"x.grp.acpt","params":{"memberId":"AQIDBA=="}}"#, .grpAcpt(memberId: MemberId(bytes: [1, 2, 3, 4]))),
+            Vector("x.grp.leave", #"{"v":"1","event":"x.grp.leave","params":{}}"#, .grpLeave),
             Vector(
-                "x.grp.acpt (unknown to us)", #"{"v":"1","event":"x.grp.acpt","params":{"memberId":"AQIDBA=="}}"#,
-                .unknown(event: "x.grp.acpt", params: ["memberId": .string("AQIDBA==")])),
-            Vector("x.grp.leave (unknown to us)", #"{"v":"1","event":"x.grp.leave","params":{}}"#, .unknown(event: "x.grp.leave", params: [:])),
+                "x.grp.mem.del without messages", #"{"v":"1","event":"x.grp.mem.del","params":{"memberId":"AQIDBA=="}}"#,
+                .grpMemDel(memberId: MemberId(bytes: [1, 2, 3, 4]), messages: nil)),
+            Vector(
+                "x.grp.direct.inv (unknown to us)", #"{"v":"1","event":"x.grp.direct.inv","params":{"connReq":"x"}}"#,
+                .unknown(event: "x.grp.direct.inv", params: ["connReq": .string("x")])),
             Vector(
                 "x.info.probe (unknown to us)", #"{"v":"1","event":"x.info.probe","params":{"probe":"AQIDBA=="}}"#,
                 .unknown(event: "x.info.probe", params: ["probe": .string("AQIDBA==")])),
@@ -261,7 +265,30 @@ import Testing
                 requestMsg: .init(msgId: Self.id1234, content: .text("hi, it's alice"))),
             .directDel,
             .ok,
-            .unknown(event: "x.grp.mem.role", params: ["memberId": .string("AQIDBA=="), "role": .string("admin")]),
+            .grpInv(GroupInvitation(
+                fromMember: MemberIdRole(memberId: Self.member1234, memberRole: .owner), fromMemberProfile: Self.profile,
+                invitedMember: MemberIdRole(memberId: MemberId(bytes: [9]), memberRole: .member), connRequest: "simplex:/invitation#/?v=7",
+                groupProfile: GroupProfile(displayName: "team", description: "hi"), groupLinkId: "AQ==", groupSize: 3)),
+            .grpAcpt(memberId: Self.member1234),
+            .grpLinkInv(GroupLinkInvitation(
+                fromMember: MemberIdRole(memberId: Self.member1234, memberRole: .admin), fromMemberName: "alice",
+                invitedMember: MemberIdRole(memberId: MemberId(bytes: [9]), memberRole: .observer), groupProfile: GroupProfile(displayName: "club"),
+                accepted: "accepted", groupSize: 2)),
+            .grpLinkMem(profile: Self.profile),
+            .grpMemNew(MemberInfo(memberId: Self.member1234, memberRole: .member, v: "1-3", profile: Self.profile)),
+            .grpMemIntro(MemberInfo(memberId: Self.member1234, memberRole: .admin, profile: Self.profile), restrictions: MemberRestrictions(restriction: .blocked)),
+            .grpMemInv(memberId: Self.member1234, intro: IntroInvitation(groupConnReq: "simplex:/invitation#/?v=7")),
+            .grpMemFwd(MemberInfo(memberId: Self.member1234, memberRole: .member, profile: Self.profile),
+                       intro: IntroInvitation(groupConnReq: "a", directConnReq: "b")),
+            .grpMemInfo(memberId: Self.member1234, profile: Self.profile),
+            .grpMemCon(memberId: Self.member1234),
+            .grpMemRole(memberId: Self.member1234, role: .admin),
+            .grpMemRestrict(memberId: Self.member1234, restrictions: MemberRestrictions(restriction: .unrestricted)),
+            .grpMemDel(memberId: Self.member1234, messages: true),
+            .grpLeave,
+            .grpDel,
+            .grpInfo(GroupProfile(displayName: "team", fullName: "The team")),
+            .unknown(event: "x.grp.msg.forward", params: ["memberId": .string("AQIDBA=="), "memberName": .string("bob")]),
             .unknown(event: "x.call.end", params: ["callId": .string("AQ=="), "nested": .object(["a": .array([.null, .bool(true), .double(1.5)])])]),
         ]
     }
@@ -284,7 +311,9 @@ import Testing
             tags == [
                 "x.msg.new", "x.msg.new", "x.msg.new", "x.msg.new", "x.msg.file.descr", "x.msg.update", "x.msg.update",
                 "x.msg.del", "x.msg.del", "x.msg.deleted", "x.msg.react", "x.msg.react", "x.file.cancel", "x.info",
-                "x.contact", "x.contact", "x.direct.del", "x.ok", "x.grp.mem.role", "x.call.end",
+                "x.contact", "x.contact", "x.direct.del", "x.ok", "x.grp.inv", "x.grp.acpt", "x.grp.link.inv", "x.grp.link.mem",
+                "x.grp.mem.new", "x.grp.mem.intro", "x.grp.mem.inv", "x.grp.mem.fwd", "x.grp.mem.info", "x.grp.mem.con", "x.grp.mem.role",
+                "x.grp.mem.restrict", "x.grp.mem.del", "x.grp.leave", "x.grp.del", "x.grp.info", "x.grp.msg.forward", "x.call.end",
             ])
     }
 
@@ -564,7 +593,7 @@ import Testing
             messages == [
                 ChatMessage(chatVRange: VersionRange(1...16), msgId: Self.id1234, event: .msgNew(MsgContainer(content: .text("one")))),
                 ChatMessage(event: .msgDel(msgId: Self.id1234)),
-                ChatMessage(event: .unknown(event: "x.grp.leave", params: [:])),
+                ChatMessage(event: .grpLeave),
             ])
         // A single message body gives one result.
         #expect(try ChatMessageBody.decode(#"{"event":"x.ok","params":{}}"#).map { try $0.get() } == [ChatMessage(event: .ok)])

@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func unknownResponseAndEventTagsAreKept() throws {
-        let r = try expectRoundTrip(ChatResponse.self, #"{"type":"groupCreated","user":{"userId":1},"groupInfo":{}}"#)
+        let r = try expectRoundTrip(ChatResponse.self, #"{"type":"callInvitations","user":{"userId":1},"callInvitations":[]}"#)
         guard case .unknown = r else {
             Issue.record("expected unknown response")
             return

@@ -96,6 +96,40 @@ public enum ChatCommand: Sendable, Hashable {
     /// `/_delete <chatRef>[ full|entity|messages[ notify=on|off]]`, or a JSON ChatDeleteMode.
     case apiDeleteChat(chatRef: ChatRef, chatDeleteMode: ChatDeleteMode)
 
+    // MARK: groups
+    /// `/_group <userId>[ incognito=on|off] <json(GroupProfile)>`.
+    case apiNewGroup(userId: Int64, incognito: Bool, groupProfile: GroupProfile)
+    /// `/_add #<groupId> <contactId> <role>`: invite a contact.
+    case apiAddMember(groupId: Int64, contactId: Int64, memberRole: GroupMemberRole)
+    /// `/_join #<groupId>`: accept an invitation.
+    case apiJoinGroup(groupId: Int64)
+    /// `/_members #<groupId>`.
+    case apiListMembers(groupId: Int64)
+    /// `/_groups <userId>[ @<contactId>][ <search>]`.
+    case apiListGroups(userId: Int64, contactId: Int64?, search: String?)
+    /// `/_member role #<groupId> <groupMemberId>[,...] <role>`.
+    case apiMembersRole(groupId: Int64, groupMemberIds: [Int64], memberRole: GroupMemberRole)
+    /// `/_block #<groupId> <groupMemberId>[,...] blocked=on|off`: block for all members (admins).
+    case apiBlockMembersForAll(groupId: Int64, groupMemberIds: [Int64], blocked: Bool)
+    /// `/_member settings #<groupId> <groupMemberId> <json(GroupMemberSettings)>`: block for me.
+    case apiSetMemberSettings(groupId: Int64, groupMemberId: Int64, memberSettings: GroupMemberSettings)
+    /// `/_remove #<groupId> <groupMemberId>[,...][ messages=on|off]`.
+    case apiRemoveMembers(groupId: Int64, groupMemberIds: [Int64], withMessages: Bool)
+    /// `/_leave #<groupId>`.
+    case apiLeaveGroup(groupId: Int64)
+    /// `/_group_profile #<groupId> <json(GroupProfile)>`.
+    case apiUpdateGroupProfile(groupId: Int64, groupProfile: GroupProfile)
+    /// `/_create link #<groupId>[ <role>]` (member by default).
+    case apiCreateGroupLink(groupId: Int64, memberRole: GroupMemberRole)
+    /// `/_set link role #<groupId> <role>`.
+    case apiGroupLinkMemberRole(groupId: Int64, memberRole: GroupMemberRole)
+    /// `/_delete link #<groupId>`.
+    case apiDeleteGroupLink(groupId: Int64)
+    /// `/_get link #<groupId>`.
+    case apiGetGroupLink(groupId: Int64)
+    /// `/_delete member item #<groupId> <itemId>[,...]`: moderation of other members' messages.
+    case apiDeleteMemberChatItem(groupId: Int64, chatItemIds: [Int64])
+
     // MARK: servers
     /// `/smp` or `/xftp`: the active user's servers.
     case getUserProtoServers(ServerProtocol)
@@ -280,6 +314,22 @@ extension ChatCommand {
         case .apiChatRead(let ref): return "/_read chat " + ref.commandString
         case .apiListContacts(let id): return "/_contacts \(id)"
         case .apiDeleteChat(let ref, let mode): return "/_delete " + ref.commandString + " " + mode.commandString
+        case .apiNewGroup(let id, let inc, let p): return "/_group \(id)" + (inc ? " incognito=on" : "") + " " + json(p)
+        case .apiAddMember(let g, let c, let r): return "/_add #\(g) \(c) " + r.rawValue
+        case .apiJoinGroup(let g): return "/_join #\(g)"
+        case .apiListMembers(let g): return "/_members #\(g)"
+        case .apiListGroups(let id, let c, let q): return "/_groups \(id)" + (c.map { " @\($0)" } ?? "") + (q.map { " " + $0 } ?? "")
+        case .apiMembersRole(let g, let ms, let r): return "/_member role #\(g) " + ids(ms) + " " + r.rawValue
+        case .apiBlockMembersForAll(let g, let ms, let b): return "/_block #\(g) " + ids(ms) + " blocked=" + onOff(b)
+        case .apiSetMemberSettings(let g, let m, let st): return "/_member settings #\(g) \(m) " + json(st)
+        case .apiRemoveMembers(let g, let ms, let w): return "/_remove #\(g) " + ids(ms) + (w ? " messages=on" : "")
+        case .apiLeaveGroup(let g): return "/_leave #\(g)"
+        case .apiUpdateGroupProfile(let g, let p): return "/_group_profile #\(g) " + json(p)
+        case .apiCreateGroupLink(let g, let r): return "/_create link #\(g) " + r.rawValue
+        case .apiGroupLinkMemberRole(let g, let r): return "/_set link role #\(g) " + r.rawValue
+        case .apiDeleteGroupLink(let g): return "/_delete link #\(g)"
+        case .apiGetGroupLink(let g): return "/_get link #\(g)"
+        case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
         case .getUserProtoServers(let p): return "/" + p.rawValue
         case .setUserProtoServers(let p, let servers): return "/" + p.rawValue + " " + (servers.isEmpty ? "default" : servers.joined(separator: " "))
         case .apiGetUserServers(let id): return "/_servers \(id)"

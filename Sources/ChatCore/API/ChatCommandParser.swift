@@ -159,6 +159,16 @@ struct CommandScanner {
         return ids
     }
 
+    /// ` <role>`: a group member role word (simplex-chat `memberRole`).
+    mutating func memberRole() throws(CommandSyntaxError) -> GroupMemberRole {
+        try expect(" ")
+        let t = try token("member role")
+        guard let r = GroupMemberRole(rawValue: t) else {
+            throw CommandSyntaxError("unknown member role \"\(t.prefix(20))\" (owner, admin, moderator, member, author or observer)")
+        }
+        return r
+    }
+
     /// `[ live=on|off]`.
     mutating func liveMessage() throws(CommandSyntaxError) -> Bool {
         take(" live=") ? try onOff("live") : false
@@ -447,6 +457,88 @@ enum CommandSyntax {
         },
         Entry(name: "/smp", prefixes: ["/smp"]) { s throws(CommandSyntaxError) in try s.protoServers(.smp) },
         Entry(name: "/xftp", prefixes: ["/xftp"]) { s throws(CommandSyntaxError) in try s.protoServers(.xftp) },
+        Entry(name: "/_group", prefixes: ["/_group "]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("user ID")
+            let incognito = try s.incognitoOnOff()
+            try s.expect(" ")
+            return .apiNewGroup(userId: id, incognito: incognito, groupProfile: try s.json(GroupProfile.self, "group profile"))
+        },
+        Entry(name: "/_add", prefixes: ["/_add #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let c = try s.decimal("contact ID")
+            return .apiAddMember(groupId: g, contactId: c, memberRole: try s.memberRole())
+        },
+        Entry(name: "/_join", prefixes: ["/_join #"]) { s throws(CommandSyntaxError) in
+            .apiJoinGroup(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_members", prefixes: ["/_members #"]) { s throws(CommandSyntaxError) in
+            .apiListMembers(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_groups", prefixes: ["/_groups "]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("user ID")
+            let contact: Int64? = s.take(" @") ? try s.decimal("contact ID") : nil
+            var search: String?
+            if s.take(" ") {
+                let q = s.remainder()
+                search = q.isEmpty ? nil : q
+            }
+            return .apiListGroups(userId: id, contactId: contact, search: search)
+        },
+        Entry(name: "/_member role", prefixes: ["/_member role #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let ms = try s.idList()
+            return .apiMembersRole(groupId: g, groupMemberIds: ms, memberRole: try s.memberRole())
+        },
+        Entry(name: "/_member settings", prefixes: ["/_member settings #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let m = try s.decimal("group member ID")
+            try s.expect(" ")
+            return .apiSetMemberSettings(groupId: g, groupMemberId: m, memberSettings: try s.json(GroupMemberSettings.self, "member settings"))
+        },
+        Entry(name: "/_block", prefixes: ["/_block #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let ms = try s.idList()
+            try s.expect(" blocked=")
+            return .apiBlockMembersForAll(groupId: g, groupMemberIds: ms, blocked: try s.onOff("blocked"))
+        },
+        Entry(name: "/_remove", prefixes: ["/_remove #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let ms = try s.idList()
+            let withMessages = s.take(" messages=") ? try s.onOff("messages") : false
+            return .apiRemoveMembers(groupId: g, groupMemberIds: ms, withMessages: withMessages)
+        },
+        Entry(name: "/_leave", prefixes: ["/_leave #"]) { s throws(CommandSyntaxError) in
+            .apiLeaveGroup(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_group_profile", prefixes: ["/_group_profile #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiUpdateGroupProfile(groupId: g, groupProfile: try s.json(GroupProfile.self, "group profile"))
+        },
+        Entry(name: "/_create link", prefixes: ["/_create link #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            return .apiCreateGroupLink(groupId: g, memberRole: s.atEnd ? .member : try s.memberRole())
+        },
+        Entry(name: "/_set link role", prefixes: ["/_set link role #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            return .apiGroupLinkMemberRole(groupId: g, memberRole: try s.memberRole())
+        },
+        Entry(name: "/_delete link", prefixes: ["/_delete link #"]) { s throws(CommandSyntaxError) in
+            .apiDeleteGroupLink(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_get link", prefixes: ["/_get link #"]) { s throws(CommandSyntaxError) in
+            .apiGetGroupLink(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_delete member item", prefixes: ["/_delete member item #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiDeleteMemberChatItem(groupId: g, chatItemIds: try s.idList())
+        },
         Entry(name: "/_servers", prefixes: ["/_servers "]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("user ID")
             if s.atEnd { return .apiGetUserServers(userId: id) }

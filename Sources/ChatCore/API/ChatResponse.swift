@@ -41,6 +41,20 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case contactDeleted(user: User, contact: Contact)
     case contactConnectionDeleted(user: User, connection: PendingContactConnection)
     case chatCmdError(chatError: ChatError)
+    case groupCreated(user: User, groupInfo: GroupInfo)
+    case sentGroupInvitation(user: User, groupInfo: GroupInfo, contact: Contact, member: GroupMember)
+    case userAcceptedGroupSent(user: User, groupInfo: GroupInfo, hostContact: Contact?)
+    case groupMembers(user: User, group: Group)
+    case groupsList(user: User, groups: [GroupInfo])
+    case membersRoleUser(user: User, groupInfo: GroupInfo, members: [GroupMember], toRole: GroupMemberRole)
+    case membersBlockedForAllUser(user: User, groupInfo: GroupInfo, members: [GroupMember], blocked: Bool)
+    case userDeletedMembers(user: User, groupInfo: GroupInfo, members: [GroupMember], withMessages: Bool)
+    case leftMemberUser(user: User, groupInfo: GroupInfo)
+    case groupDeletedUser(user: User, groupInfo: GroupInfo)
+    case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?)
+    case groupLinkCreated(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
+    case groupLink(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
+    case groupLinkDeleted(user: User, groupInfo: GroupInfo)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -87,6 +101,20 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "contactDeleted": self = try .contactDeleted(user: c.v("user"), contact: c.v("contact"))
         case "contactConnectionDeleted": self = try .contactConnectionDeleted(user: c.v("user"), connection: c.v("connection"))
         case "chatCmdError": self = try .chatCmdError(chatError: c.v("chatError"))
+        case "groupCreated": self = try .groupCreated(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "sentGroupInvitation": self = try .sentGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), member: c.v("member"))
+        case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
+        case "groupMembers": self = try .groupMembers(user: c.v("user"), group: c.v("group"))
+        case "groupsList": self = try .groupsList(user: c.v("user"), groups: c.v("groups"))
+        case "membersRoleUser": self = try .membersRoleUser(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), toRole: c.v("toRole"))
+        case "membersBlockedForAllUser": self = try .membersBlockedForAllUser(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), blocked: c.v("blocked"))
+        case "userDeletedMembers": self = try .userDeletedMembers(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), withMessages: c.v("withMessages"))
+        case "leftMemberUser": self = try .leftMemberUser(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "groupDeletedUser": self = try .groupDeletedUser(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"))
+        case "groupLinkCreated": self = try .groupLinkCreated(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
+        case "groupLink": self = try .groupLink(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
+        case "groupLinkDeleted": self = try .groupLinkDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -255,6 +283,75 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case .chatCmdError(let chatError):
             try c.tag("chatCmdError")
             try c.put(chatError, "chatError")
+        case .groupCreated(let user, let groupInfo):
+            try c.tag("groupCreated")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+        case .sentGroupInvitation(let user, let groupInfo, let contact, let member):
+            try c.tag("sentGroupInvitation")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(contact, "contact")
+            try c.put(member, "member")
+        case .userAcceptedGroupSent(let user, let groupInfo, let hostContact):
+            try c.tag("userAcceptedGroupSent")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(hostContact, "hostContact")
+        case .groupMembers(let user, let group):
+            try c.tag("groupMembers")
+            try c.put(user, "user")
+            try c.put(group, "group")
+        case .groupsList(let user, let groups):
+            try c.tag("groupsList")
+            try c.put(user, "user")
+            try c.put(groups, "groups")
+        case .membersRoleUser(let user, let groupInfo, let members, let toRole):
+            try c.tag("membersRoleUser")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(members, "members")
+            try c.put(toRole, "toRole")
+        case .membersBlockedForAllUser(let user, let groupInfo, let members, let blocked):
+            try c.tag("membersBlockedForAllUser")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(members, "members")
+            try c.put(blocked, "blocked")
+        case .userDeletedMembers(let user, let groupInfo, let members, let withMessages):
+            try c.tag("userDeletedMembers")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(members, "members")
+            try c.put(withMessages, "withMessages")
+        case .leftMemberUser(let user, let groupInfo):
+            try c.tag("leftMemberUser")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+        case .groupDeletedUser(let user, let groupInfo):
+            try c.tag("groupDeletedUser")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+        case .groupUpdated(let user, let fromGroup, let toGroup, let member_):
+            try c.tag("groupUpdated")
+            try c.put(user, "user")
+            try c.put(fromGroup, "fromGroup")
+            try c.put(toGroup, "toGroup")
+            try c.put(member_, "member_")
+        case .groupLinkCreated(let user, let groupInfo, let groupLink):
+            try c.tag("groupLinkCreated")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(groupLink, "groupLink")
+        case .groupLink(let user, let groupInfo, let groupLink):
+            try c.tag("groupLink")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(groupLink, "groupLink")
+        case .groupLinkDeleted(let user, let groupInfo):
+            try c.tag("groupLinkDeleted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
         case .unknown: break
         }
     }

@@ -1,6 +1,4 @@
 /// Groups as they appear in chat info and chat items (TYPES.md GroupInfo, GroupMember and parts).
-/// The core does not run groups yet; these types exist so group chats and members decode and
-/// encode exactly.
 
 public struct GroupInfo: Codable, Sendable, Hashable {
     public var groupId: Int64
@@ -25,6 +23,34 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     public var groupSummary: GroupSummary
     public var membersRequireAttention: Int
     public var viaGroupLinkUri: String?
+
+    public init(
+        groupId: Int64, localDisplayName: String, groupProfile: GroupProfile, localAlias: String = "",
+        fullGroupPreferences: FullGroupPreferences, membership: GroupMember, chatSettings: ChatSettings = ChatSettings(),
+        createdAt: UTCTime, updatedAt: UTCTime, chatTs: UTCTime? = nil, groupSummary: GroupSummary, viaGroupLinkUri: String? = nil
+    ) {
+        self.groupId = groupId
+        self.useRelays = false
+        self.localDisplayName = localDisplayName
+        self.groupProfile = groupProfile
+        self.localAlias = localAlias
+        self.businessChat = nil
+        self.fullGroupPreferences = fullGroupPreferences
+        self.membership = membership
+        self.chatSettings = chatSettings
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.chatTs = chatTs
+        self.userMemberProfileSentAt = nil
+        self.preparedGroup = nil
+        self.chatTags = []
+        self.chatItemTTL = nil
+        self.uiThemes = nil
+        self.customData = nil
+        self.groupSummary = groupSummary
+        self.membersRequireAttention = 0
+        self.viaGroupLinkUri = viaGroupLinkUri
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONKey.self)
@@ -134,6 +160,22 @@ public struct FullGroupPreferences: Codable, Sendable, Hashable {
     public var history: GroupPreference
     public var sessions: RoleGroupPreference?
     public var commands: [ChatBotCommand]?
+
+    /// simplex-chat's defaults for a new group (`defaultGroupPrefs`), with the group's own
+    /// preferences laid over them.
+    public static func merged(_ p: GroupPreferences?) -> FullGroupPreferences {
+        FullGroupPreferences(
+            timedMessages: p?.timedMessages ?? TimedMessagesGroupPreference(enable: .off, ttl: 86400),
+            directMessages: p?.directMessages ?? RoleGroupPreference(enable: .off, role: nil),
+            fullDelete: p?.fullDelete ?? GroupPreference(enable: .off),
+            reactions: p?.reactions ?? GroupPreference(enable: .on),
+            voice: p?.voice ?? RoleGroupPreference(enable: .on, role: nil),
+            files: p?.files ?? RoleGroupPreference(enable: .on, role: nil),
+            simplexLinks: p?.simplexLinks ?? RoleGroupPreference(enable: .on, role: nil),
+            reports: p?.reports ?? GroupPreference(enable: .on),
+            history: p?.history ?? GroupPreference(enable: .on),
+            sessions: p?.sessions, commands: p?.commands)
+    }
 }
 
 /// TYPES.md GroupFeature.
@@ -142,8 +184,13 @@ public enum GroupFeature: String, Codable, Sendable, Hashable {
 }
 
 /// TYPES.md GroupMemberRole (the command syntax also accepts these words).
-public enum GroupMemberRole: String, Codable, Sendable, Hashable, CaseIterable {
+public enum GroupMemberRole: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
     case observer, author, member, moderator, admin, owner
+
+    /// Roles are ordered as listed: observer < author < member < moderator < admin < owner.
+    public static func < (a: GroupMemberRole, b: GroupMemberRole) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
 }
 
 public enum GroupMemberCategory: String, Codable, Sendable, Hashable {
@@ -162,6 +209,33 @@ public enum GroupMemberStatus: String, Codable, Sendable, Hashable {
 
 public struct GroupMemberSettings: Codable, Sendable, Hashable {
     public var showMessages: Bool
+    public init(showMessages: Bool = true) { self.showMessages = showMessages }
+}
+
+extension GroupMemberStatus {
+    /// Members that count and receive messages (simplex-chat `memberCurrent`).
+    public var isCurrent: Bool {
+        switch self {
+        case .introduced, .introInv, .accepted, .announced, .connected, .complete, .creator: true
+        default: false
+        }
+    }
+
+    /// Members that can act in the group (`memberActive`).
+    public var isActive: Bool {
+        switch self {
+        case .pendingApproval, .pendingReview, .connected, .complete, .creator: true
+        default: false
+        }
+    }
+
+    /// Members no longer in the group (`memberRemoved`).
+    public var isRemoved: Bool {
+        switch self {
+        case .rejected, .removed, .left, .deleted: true
+        default: false
+        }
+    }
 }
 
 /// Who invited a member (TYPES.md InvitedBy).
@@ -222,6 +296,35 @@ public struct GroupMember: Codable, Sendable, Hashable {
     public var updatedAt: UTCTime
     public var supportChat: GroupSupportChat?
 
+    public init(
+        groupMemberId: Int64, groupId: Int64, memberId: String, memberRole: GroupMemberRole, memberCategory: GroupMemberCategory,
+        memberStatus: GroupMemberStatus, memberSettings: GroupMemberSettings = GroupMemberSettings(), blockedByAdmin: Bool = false,
+        invitedBy: InvitedBy, invitedByGroupMemberId: Int64? = nil, localDisplayName: String, memberProfile: LocalProfile,
+        memberContactId: Int64? = nil, memberContactProfileId: Int64, activeConn: Connection? = nil,
+        memberChatVRange: ChatVersionRange, createdAt: UTCTime, updatedAt: UTCTime
+    ) {
+        self.groupMemberId = groupMemberId
+        self.groupId = groupId
+        self.indexInGroup = groupMemberId
+        self.memberId = memberId
+        self.memberRole = memberRole
+        self.memberCategory = memberCategory
+        self.memberStatus = memberStatus
+        self.memberSettings = memberSettings
+        self.blockedByAdmin = blockedByAdmin
+        self.invitedBy = invitedBy
+        self.invitedByGroupMemberId = invitedByGroupMemberId
+        self.localDisplayName = localDisplayName
+        self.memberProfile = memberProfile
+        self.memberContactId = memberContactId
+        self.memberContactProfileId = memberContactProfileId
+        self.activeConn = activeConn
+        self.memberChatVRange = memberChatVRange
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.supportChat = nil
+    }
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: JSONKey.self)
         groupMemberId = try c.v("groupMemberId")
@@ -267,6 +370,17 @@ public struct BusinessChatInfo: Codable, Sendable, Hashable {
 
 public struct GroupSummary: Codable, Sendable, Hashable {
     public var currentMembers: Int64
+    public init(currentMembers: Int64) { self.currentMembers = currentMembers }
+}
+
+/// A group with its members, the user excluded (TYPES.md Group, `/_members`).
+public struct Group: Codable, Sendable, Hashable {
+    public var groupInfo: GroupInfo
+    public var members: [GroupMember]
+    public init(groupInfo: GroupInfo, members: [GroupMember]) {
+        self.groupInfo = groupInfo
+        self.members = members
+    }
 }
 
 public struct PreparedGroup: Codable, Sendable, Hashable {
@@ -330,6 +444,7 @@ public enum GroupChatScopeInfo: Sendable, Hashable, Codable {
 
 public struct GroupShortLinkData: Codable, Sendable, Hashable {
     public var groupProfile: GroupProfile
+    public init(groupProfile: GroupProfile) { self.groupProfile = groupProfile }
 }
 
 /// A group link (TYPES.md GroupLink).
@@ -340,6 +455,15 @@ public struct GroupLink: Codable, Sendable, Hashable {
     public var shortLinkLargeDataSet: Bool
     public var groupLinkId: String
     public var acceptMemberRole: GroupMemberRole
+
+    public init(userContactLinkId: Int64, connLinkContact: CreatedConnLink, groupLinkId: String, acceptMemberRole: GroupMemberRole) {
+        self.userContactLinkId = userContactLinkId
+        self.connLinkContact = connLinkContact
+        self.shortLinkDataSet = false
+        self.shortLinkLargeDataSet = false
+        self.groupLinkId = groupLinkId
+        self.acceptMemberRole = acceptMemberRole
+    }
 }
 
 /// A member named in a connection event (TYPES.md GroupMemberRef).

@@ -41,12 +41,22 @@ extension ChatController {
     /// Timed messages past their time: removed, and reported as deleted with `timed`.
     func deleteExpiredItems() {
         guard let due = try? store.read({ db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, contact_id, user_id FROM chat_items WHERE timed_delete_at <= ?"), arguments: [Self.now])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, contact_id, group_id, user_id FROM chat_items WHERE timed_delete_at <= ?"), arguments: [Self.now])
         }) else { return }
         for r in due {
-            let itemId: Int64 = r[0], contactId: Int64 = r[1], userId: Int64 = r[2]
-            guard let contact = try? store.read({ db in try self.contact(db, contactId) }), let before = try? aItem(contact, itemId),
-                let user = try? userById(userId) else { continue }
+            let itemId: Int64 = r[0], contactId: Int64? = r[1], groupId: Int64? = r[2], userId: Int64 = r[3]
+            let before: AChatItem?
+            if let groupId {
+                before = try? groupItem(groupId, itemId)
+            } else if let contactId, let contact = try? store.read({ db in try self.contact(db, contactId) }) {
+                before = try? aItem(contact, itemId)
+            } else {
+                before = nil
+            }
+            guard let before, let user = try? userById(userId) else {
+                try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
+                continue
+            }
             try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
             emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)], byUser: false, timed: true))
         }
@@ -87,7 +97,16 @@ extension ChatController {
         case .conf(let confirmationId, let info):
             // The joiner's (or the address owner's) profile: make the contact, answer with ours.
             guard let conn = try connectionRow(agentConnId) else { return }
-            guard case .info(let profile)? = decodeChatMessage(info)?.event else {
+            let msg = decodeChatMessage(info)
+            if conn["group_member_id"] as Int64? != nil {
+                try await groupConfirmation(conn, confirmationId: confirmationId, msg)
+                return
+            }
+            if case .grpLinkInv(let inv)? = msg?.event, conn["via_group_link_id"] as String? != nil {
+                try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
+                return
+            }
+            guard case .info(let profile)? = msg?.event else {
                 throw .error(errorType: .commandError(message: "confirmation without a profile"))
             }
             let userId: Int64 = conn["user_id"]
@@ -101,6 +120,10 @@ extension ChatController {
             try store.write { db in try db.run("UPDATE connections SET conn_status = 'accepted' WHERE agent_conn_id = ?", [agentConnId]) }
         case .info(let info):
             guard let conn = try connectionRow(agentConnId) else { return }
+            if conn["group_member_id"] as Int64? != nil {
+                try groupConnectionInfo(conn, decodeChatMessage(info))
+                return
+            }
             guard case .info(let profile)? = decodeChatMessage(info)?.event else {
                 throw .error(errorType: .commandError(message: "connection info without a profile"))
             }
@@ -108,7 +131,12 @@ extension ChatController {
             let userId: Int64 = conn["user_id"]
             if let c = try store.read({ db in try self.contact(db, contactId) }) { emit(.contactConnecting(user: try userById(userId), contact: c)) }
         case .con:
-            guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else { return }
+            guard let conn = try connectionRow(agentConnId) else { return }
+            if conn["group_member_id"] as Int64? != nil {
+                try await groupConnected(conn)
+                return
+            }
+            guard let contactId = conn["contact_id"] as Int64? else { return }
             let userId: Int64 = conn["user_id"]
             let contact = try store.write { db -> Contact? in
                 try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
@@ -182,6 +210,10 @@ extension ChatController {
     }
 
     private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) async throws(ChatError) {
+        if let groupLink = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) }) {
+            try await groupLinkRequest(groupLink, invitationId: invitationId, decodeChatMessage(info))
+            return
+        }
         guard let link = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) })
         else { return }
         guard case .contact(let profile, _, _, let requestMsg)? = decodeChatMessage(info)?.event else {
@@ -214,6 +246,21 @@ extension ChatController {
 
     private func messageReceived(_ agentConnId: String, _ meta: MsgMeta, _ body: [UInt8]) async throws(ChatError) {
         let agent = try runningAgent()
+        if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
+            guard let msg = decodeChatMessage(body) else {
+                emit(.messageError(user: try userById(conn["user_id"]), severity: "warning", errorMessage: "unreadable message"))
+                try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+                return
+            }
+            var receipt: [UInt8]?
+            do { receipt = try await groupMessageReceived(conn, meta, msg) } catch {
+                // Acknowledged all the same: a message we cannot process must not block the queue.
+                try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+                throw error
+            }
+            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: receipt)
+            return
+        }
         guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else {
             try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
             return
@@ -250,7 +297,7 @@ extension ChatController {
             if let (itemId, _) = try receivedItem(contactId, msgId.base64url, sent: false),
                 let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 let before = try aItem(contact, itemId)
-                try markDeleted(itemId)
+                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
                 emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId))],
                                        byUser: false, timed: false))
             }
@@ -276,6 +323,10 @@ extension ChatController {
             }
             if let (from, to) = change, from.profile.profile != to.profile.profile {
                 emit(.contactUpdated(user: user, fromContact: from, toContact: to))
+            }
+        case .grpInv(let inv):
+            do { try groupInvitationReceived(user: user, contactId: contactId, inv, shared: shared) } catch {
+                emit(.chatError(chatError: error))
             }
         case .directDel:
             let contact = try store.write { db -> Contact? in
@@ -334,6 +385,7 @@ extension ChatController {
     }
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
+        if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
         let found = try store.read { db -> (Int64, Int64, Int64)? in
             guard let r = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
@@ -342,6 +394,8 @@ extension ChatController {
             return (r[0], r[1], r[2])
         }
         guard let (itemId, contactId, userId) = found else {
+            // Bounded: reports for messages that make no item (edits, events) are never claimed.
+            if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
             earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
             return
         }

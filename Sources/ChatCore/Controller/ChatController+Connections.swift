@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SMPAgent
+import SimplexFoundation
 
 /// Connecting (seed 001 §1-7): invitations, joining links, addresses, contact requests, incognito.
 extension ChatController {
@@ -32,7 +33,7 @@ extension ChatController {
 
     func encodeInfo(_ event: ChatMsgEvent) throws(ChatError) -> [UInt8] {
         do {
-            return [UInt8](try ChatMessage(event: event).encoded())
+            return [UInt8](try ChatMessage(chatVRange: Self.ourChatVRange, event: event).encoded())
         } catch {
             throw .error(errorType: .internalError(message: "encoding \(event.tag): \(error)"))
         }
@@ -66,24 +67,37 @@ extension ChatController {
         do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
             throw .error(errorType: .invalidConnReq)
         }
-        switch try plan(userId: userId, parsed) {
-        case .own: throw .error(errorType: .commandError(message: "this is your own link"))
-        case .known(let contact): return .contactAlreadyExists(user: user, contact: contact)
-        case .connecting, .fresh: break
+        let groupLinkId = Self.groupLinkId(parsed)
+        if groupLinkId != nil {
+            switch try groupPlan(userId: userId, parsed) {
+            case .ownLink: throw .error(errorType: .commandError(message: "this is your own group link"))
+            case .known(let g): throw .error(errorType: .commandError(message: "you are already a member of group \(g.localDisplayName)"))
+            case .connectingProhibit: throw .error(errorType: .commandError(message: "you are already joining this group"))
+            default: break
+            }
+        } else {
+            switch try plan(userId: userId, parsed) {
+            case .own: throw .error(errorType: .commandError(message: "this is your own link"))
+            case .known(let contact): return .contactAlreadyExists(user: user, contact: contact)
+            case .connecting, .fresh: break
+            }
         }
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
-        let info = try encodeInfo(parsed.mode == .contact ? .contact(profile: profile) : .info(profile))
+        let info = try encodeInfo(parsed.mode == .contact
+            ? .contact(profile: groupLinkId != nil ? redacted(profile) : profile, contactReqId: XContactId(bytes: SecureRandom.bytes(16)))
+            : .info(profile))
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
             throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, custom_user_profile_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'joined', ?, ?, ?, 1, ?, ?)
-                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, incognitoId, Self.now, Self.now])
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, via_group_link_id,
+                  custom_user_profile_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'joined', ?, ?, ?, ?, 1, ?, ?)
+                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, groupLinkId, incognitoId, Self.now, Self.now])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
@@ -123,12 +137,48 @@ extension ChatController {
         }
     }
 
+    /// The group link ID in a contact link's `data` (`{"groupLinkId":"..."}`): the link joins a
+    /// group, not a contact.
+    static func groupLinkId(_ link: ConnectionRequestURI) -> String? {
+        guard link.mode == .contact, let data = link.clientData,
+            case .object(let o)? = try? ChatJSON.decode(JSONValue.self, from: data), case .string(let id)? = o["groupLinkId"] else { return nil }
+        return id
+    }
+
+    /// What joining a group link would do (simplex-chat `groupJoinRequestPlan`).
+    func groupPlan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> GroupLinkPlan {
+        let s = link.withSimplexScheme.uriString
+        return try store.read { db -> GroupLinkPlan in
+            if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM group_links WHERE user_id = ? AND conn_link = ?"), arguments: [userId, s]),
+                let g = try Self.groupInfo(db, gid) {
+                return .ownLink(groupInfo: g)
+            }
+            if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM groups WHERE user_id = ? AND via_group_link_uri = ? ORDER BY group_id DESC"),
+                                            arguments: [userId, s]),
+                let g = try Self.groupInfo(db, gid) {
+                let st = g.membership.memberStatus
+                if st == .rejected || st.isActive { return .known(groupInfo: g) }
+                if !st.isRemoved { return .connectingProhibit(groupInfo_: g) }
+                return .ok(groupSLinkData_: nil)
+            }
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE user_id = ? AND via_link = ? AND group_member_id IS NULL AND contact_id IS NULL"),
+                                 arguments: [userId, s]) == true {
+                return .connectingConfirmReconnect
+            }
+            return .ok(groupSLinkData_: nil)
+        }
+    }
+
     /// `/_connect plan <userId> <link>`.
     func connectPlan(userId: Int64, link: String) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         let parsed: ConnectionRequestURI
         do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
             throw .error(errorType: .invalidConnReq)
+        }
+        if Self.groupLinkId(parsed) != nil {
+            return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: parsed.uriString),
+                                   connectionPlan: .groupLink(groupLinkPlan: try groupPlan(userId: userId, parsed)))
         }
         let p = try plan(userId: userId, parsed)
         let plan: ConnectionPlan

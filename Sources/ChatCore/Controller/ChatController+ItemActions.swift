@@ -56,7 +56,7 @@ extension ChatController {
                     }
                     try await sendEvent(agentConnId, .msgDel(msgId: shared))
                 }
-                try markDeleted(itemId)
+                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId)))
             }
         }
@@ -64,8 +64,8 @@ extension ChatController {
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
     }
 
-    func markDeleted(_ itemId: Int64) throws(ChatError) {
-        let mark = try json(CIDeleted.deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
+    func markDeleted(_ itemId: Int64, _ deleted: CIDeleted) throws(ChatError) {
+        let mark = try json(deleted)
         try store.write { db in
             try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE chat_item_id = ?", [mark, Self.now, itemId])
         }

@@ -52,9 +52,7 @@ extension ChatController {
         let shared = SharedMsgId.random()
         let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
         let body: Data
-        do { body = try ChatMessage(msgId: shared, event: .msgNew(container)).encoded() } catch {
-            throw .error(errorType: .commandError(message: "message: \(error)"))
-        }
+        body = try chatMessage(.msgNew(container), msgId: shared)
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
         let status = try json(CIStatus.sndNew)
         let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
@@ -96,11 +94,8 @@ extension ChatController {
 
     /// Sends a chat event that makes no chat item of its own (update, delete, reaction, profile).
     func sendEvent(_ agentConnId: String, _ event: ChatMsgEvent) async throws(ChatError) {
-        let body: Data
-        do { body = try ChatMessage(msgId: SharedMsgId.random(), event: event).encoded() } catch {
-            throw .error(errorType: .commandError(message: "message: \(error)"))
-        }
-        _ = try await sendToAgent(agentConnId, body)
+        let id = try await sendToAgent(agentConnId, try chatMessage(event))
+        dropStatus(agentConnId, id)
     }
 
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
@@ -168,6 +163,33 @@ extension ChatController {
                 out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unread))))
             }
+            var gFilter = "user_id = ?"
+            var gArgs: StatementArguments = [userId]
+            switch pagination {
+            case .last: break
+            case .before(let t, _):
+                gFilter += " AND coalesce(chat_ts, created_at) < ?"
+                _ = gArgs.append(contentsOf: [t.date.timeIntervalSince1970])
+            case .after(let t, _):
+                gFilter += " AND coalesce(chat_ts, created_at) > ?"
+                _ = gArgs.append(contentsOf: [t.date.timeIntervalSince1970])
+            }
+            if case .search(let text) = query, !text.isEmpty {
+                gFilter += " AND local_display_name LIKE ?"
+                _ = gArgs.append(contentsOf: ["%\(text)%"])
+            }
+            let groupIds = try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT group_id FROM groups WHERE \(gFilter) ORDER BY coalesce(chat_ts, created_at) \(order) LIMIT ?
+                """), arguments: gArgs + [count])
+            for id in groupIds {
+                guard let g = try Self.groupInfo(db, id) else { continue }
+                let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? ORDER BY chat_item_id DESC LIMIT 1"), arguments: [id])
+                let unread = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM chat_items WHERE group_id = ? AND item_status = ?"),
+                                              arguments: [id, newStatus]) ?? 0
+                let ts = (g.chatTs ?? g.createdAt).date.timeIntervalSince1970
+                out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
+                                      chatStats: ChatStats(unreadCount: unread))))
+            }
             for id in try Int64.fetchAll(db.cachedStatement(sql: "SELECT contact_request_id FROM contact_requests WHERE user_id = ?"), arguments: [userId]) {
                 guard let r = try self.contactRequest(db, id) else { continue }
                 out.append((r.createdAt.date.timeIntervalSince1970, AChat(chatInfo: .contactRequest(contactRequest: r), chatItems: [])))
@@ -184,12 +206,23 @@ extension ChatController {
 
     /// `/_get chat @<contactId> <pagination>[ search=...]`.
     func getChat(_ ref: ChatRef, pagination: ChatPagination, search: String?) throws(ChatError) -> ChatResponse {
-        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
-        let found = try store.read { db -> (Int64, Contact, [ChatItem])? in
-            guard let c = try self.contact(db, ref.chatId),
-                let userId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [ref.chatId])
+        guard ref.chatType == .direct || (ref.chatType == .group && ref.chatScope == nil) else {
+            throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
+        }
+        let isGroup = ref.chatType == .group
+        let found = try store.read { db -> (Int64, ChatInfo, [ChatItem])? in
+            let info: ChatInfo
+            if isGroup {
+                guard let g = try Self.groupInfo(db, ref.chatId) else { return nil }
+                info = .group(groupInfo: g, groupChatScope: nil)
+            } else {
+                guard let c = try self.contact(db, ref.chatId) else { return nil }
+                info = .direct(contact: c)
+            }
+            guard let userId = try Int64.fetchOne(db.cachedStatement(sql: isGroup ? "SELECT user_id FROM groups WHERE group_id = ?" : "SELECT user_id FROM contacts WHERE contact_id = ?"),
+                                                  arguments: [ref.chatId])
             else { return nil }
-            var sql = "SELECT * FROM chat_items WHERE contact_id = ?"
+            var sql = isGroup ? "SELECT * FROM chat_items WHERE group_id = ?" : "SELECT * FROM chat_items WHERE contact_id = ?"
             var args: StatementArguments = [ref.chatId]
             if let search, !search.isEmpty {
                 sql += " AND item_text LIKE ? ESCAPE '\\'"
@@ -209,16 +242,24 @@ extension ChatController {
                 let after = try Row.fetchAll(db.cachedStatement(sql: sql + " AND chat_item_id >= ? ORDER BY chat_item_id ASC LIMIT ?"), arguments: args + [id, n - n / 2])
                 rows = before + after
             }
-            return (userId, c, try rows.map { try Self.chatItem(db, $0) })
+            return (userId, info, try rows.map { try Self.chatItem(db, $0) })
         }
-        guard let (userId, contact, items) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
+        guard let (userId, info, items) = found else {
+            throw isGroup ? .errorStore(storeError: .groupNotFound(groupId: ref.chatId)) : .errorStore(storeError: .contactNotFound(contactId: ref.chatId))
+        }
         let user = try userById(userId)
-        return .apiChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items), navInfo: nil)
+        return .apiChat(user: user, chat: AChat(chatInfo: info, chatItems: items), navInfo: nil)
     }
 
     /// `/_read chat @<contactId>`: received items become rcvRead.
     func readChat(_ ref: ChatRef) throws(ChatError) -> ChatResponse {
-        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
+        if ref.chatType == .group {
+            let (user, _) = try groupContext(ref.chatId)
+            let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
+            try store.write { db in try db.run("UPDATE chat_items SET item_status = ? WHERE group_id = ? AND item_status = ?", [read, ref.chatId, new]) }
+            return .cmdOk(user_: user)
+        }
+        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct and group chats are supported")) }
         let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
         let userId = try store.write { db -> Int64? in
             try db.run("UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status = ?", [read, ref.chatId, new])

@@ -102,10 +102,16 @@ extension ChatController {
                           itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(ts)) },
                           itemLive: (r["item_live"] as Bool) ? true : nil, deletable: true, editable: sent && deleted == nil,
                           createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+        let groupId: Int64? = r["group_id"]
         var quote: CIQuote?
         if let qc = r["quoted_content"] as String?, let qContent = try? ChatJSON.decode(MsgContent.self, from: qc) {
             let qSent: Bool? = r["quoted_sent"]
-            quote = CIQuote(chatDir: qSent.map { $0 ? .directSnd : .directRcv }, itemId: r["quoted_item_id"], sharedMsgId: r["quoted_shared_msg_id"],
+            var qDir: CIDirection? = qSent.map { $0 ? .directSnd : .directRcv }
+            if let groupId, let qSent {
+                qDir = qSent ? .groupSnd
+                    : .groupRcv(groupMember: try (r["quoted_member_id"] as String?).flatMap { try groupMember(db, groupId: groupId, memberId: $0) })
+            }
+            quote = CIQuote(chatDir: qDir, itemId: r["quoted_item_id"], sharedMsgId: r["quoted_shared_msg_id"],
                             sentAt: ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
         }
         var counts: [CIReactionCount] = []
@@ -116,7 +122,11 @@ extension ChatController {
             guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: rr["reaction"] as String) else { continue }
             counts.append(CIReactionCount(reaction: reaction, userReacted: rr["mine"], totalReacted: rr["total"]))
         }
-        return ChatItem(chatDir: sent ? .directSnd : .directRcv, meta: meta, content: content,
+        var dir: CIDirection = sent ? .directSnd : .directRcv
+        if groupId != nil {
+            dir = sent ? .groupSnd : .groupRcv(groupMember: try (r["group_member_id"] as Int64?).flatMap { try groupMember(db, $0) })
+        }
+        return ChatItem(chatDir: dir, meta: meta, content: content,
                         formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts)
     }
 

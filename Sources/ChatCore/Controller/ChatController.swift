@@ -154,6 +154,7 @@ public actor ChatController {
         case .apiDeleteMyAddress(let userId):
             return try await deleteAddress(userId: userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
+            if ref.chatType == .group { return try await sendGroupMessages(ref, ttl: ttl, live: live, messages) }
             return try await sendMessages(ref, ttl: ttl, live: live, messages)
         case .apiGetChats(let userId, let pcc, let pagination, let query):
             return try getChats(userId: userId, pendingConnections: pcc, pagination: pagination, query: query)
@@ -164,10 +165,13 @@ public actor ChatController {
         case .apiListContacts(let userId):
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
+            if ref.chatType == .group { return try await updateGroupItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
         case .apiDeleteChatItem(let ref, let itemIds, let mode):
+            if ref.chatType == .group { return try await deleteGroupItems(ref, itemIds, mode: mode) }
             return try await deleteItems(ref, itemIds, mode: mode)
         case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
+            if ref.chatType == .group { return try await reactInGroup(ref, itemId, add: add, reaction) }
             return try await react(ref, itemId, add: add, reaction)
         case .apiPlanForwardChatItems(let from, let itemIds):
             return try forwardPlan(from, itemIds)
@@ -182,7 +186,40 @@ public actor ChatController {
         case .apiSetContactPrefs(let contactId, let prefs):
             return try await setContactPrefs(contactId: contactId, prefs)
         case .apiDeleteChat(let ref, _):
+            if ref.chatType == .group { return try await deleteGroup(groupId: ref.chatId) }
             return try await deleteContact(ref)
+        case .apiNewGroup(let userId, let incognito, let profile):
+            return try createGroup(userId: userId, incognito: incognito, profile)
+        case .apiAddMember(let groupId, let contactId, let role):
+            return try await addMember(groupId: groupId, contactId: contactId, role: role)
+        case .apiJoinGroup(let groupId):
+            return try await joinGroup(groupId: groupId)
+        case .apiListMembers(let groupId):
+            return try listMembers(groupId: groupId)
+        case .apiListGroups(let userId, let contactId, let search):
+            return try listGroups(userId: userId, contactId: contactId, search: search)
+        case .apiMembersRole(let groupId, let ids, let role):
+            return try await changeMembersRole(groupId: groupId, ids, role)
+        case .apiBlockMembersForAll(let groupId, let ids, let blocked):
+            return try await blockMembersForAll(groupId: groupId, ids, blocked: blocked)
+        case .apiSetMemberSettings(let groupId, let gmId, let settings):
+            return try setMemberSettings(groupId: groupId, groupMemberId: gmId, settings)
+        case .apiRemoveMembers(let groupId, let ids, let withMessages):
+            return try await removeMembers(groupId: groupId, ids, withMessages: withMessages)
+        case .apiLeaveGroup(let groupId):
+            return try await leaveGroup(groupId: groupId)
+        case .apiUpdateGroupProfile(let groupId, let profile):
+            return try await updateGroupProfile(groupId: groupId, profile)
+        case .apiCreateGroupLink(let groupId, let role):
+            return try await createGroupLink(groupId: groupId, role: role)
+        case .apiGroupLinkMemberRole(let groupId, let role):
+            return try setGroupLinkRole(groupId: groupId, role)
+        case .apiDeleteGroupLink(let groupId):
+            return try await deleteGroupLink(groupId: groupId)
+        case .apiGetGroupLink(let groupId):
+            return try getGroupLink(groupId: groupId)
+        case .apiDeleteMemberChatItem(let groupId, let itemIds):
+            return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
         default:

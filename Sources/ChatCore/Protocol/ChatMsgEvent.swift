@@ -25,8 +25,41 @@ public enum ChatMsgEvent: Sendable, Hashable {
     case directDel
     /// `x.ok`: connection handshake.
     case ok
-    /// Any other event tag starting with `x` (all `x.grp.*`, `x.call.*`, `x.info.probe*`, `x.file`,
-    /// `x.file.acpt*`, `x.member`, and events of newer versions), with its params as received.
+    /// `x.grp.inv`: an invitation to a group, over the direct connection.
+    case grpInv(GroupInvitation)
+    /// `x.grp.acpt`: the invitee's answer in the member connection handshake.
+    case grpAcpt(memberId: MemberId)
+    /// `x.grp.link.inv`: the host's handshake message to a member joining through the group link.
+    case grpLinkInv(GroupLinkInvitation)
+    /// `x.grp.link.mem`: the host's profile, to a member who joined through the group link.
+    case grpLinkMem(profile: Profile)
+    /// `x.grp.mem.new`: the host announces a new member to the existing ones.
+    case grpMemNew(MemberInfo)
+    /// `x.grp.mem.intro`: the host introduces an existing member to the new one.
+    case grpMemIntro(MemberInfo, restrictions: MemberRestrictions?)
+    /// `x.grp.mem.inv`: the new member's links for an introduced member, to the host.
+    case grpMemInv(memberId: MemberId, intro: IntroInvitation)
+    /// `x.grp.mem.fwd`: the host forwards the new member's links to an existing member.
+    case grpMemFwd(MemberInfo, intro: IntroInvitation)
+    /// `x.grp.mem.info`: a member's ID and profile in the member connection handshake.
+    case grpMemInfo(memberId: MemberId, profile: Profile)
+    /// `x.grp.mem.con`: two introduced members are connected (to the host).
+    case grpMemCon(memberId: MemberId)
+    /// `x.grp.mem.role`: a member's new role.
+    case grpMemRole(memberId: MemberId, role: GroupMemberRole)
+    /// `x.grp.mem.restrict`: a member blocked (or unblocked) for all by an admin.
+    case grpMemRestrict(memberId: MemberId, restrictions: MemberRestrictions)
+    /// `x.grp.mem.del`: a member removed; `messages` asks to delete their messages too.
+    case grpMemDel(memberId: MemberId, messages: Bool?)
+    /// `x.grp.leave`: the sender left the group.
+    case grpLeave
+    /// `x.grp.del`: the owner deleted the group.
+    case grpDel
+    /// `x.grp.info`: the owner changed the group profile.
+    case grpInfo(GroupProfile)
+    /// Any other event tag starting with `x` (`x.grp.msg.forward`, `x.grp.direct.inv`, `x.call.*`,
+    /// `x.info.probe*`, `x.file`, `x.file.acpt*`, and events of newer versions), with its params
+    /// as received.
     case unknown(event: String, params: [String: JSONValue])
 
     /// The `x.msg.update` params.
@@ -81,6 +114,22 @@ public enum ChatMsgEvent: Sendable, Hashable {
         case .contact: KnownEventTag.contact.rawValue
         case .directDel: KnownEventTag.directDel.rawValue
         case .ok: KnownEventTag.ok.rawValue
+        case .grpInv: KnownEventTag.grpInv.rawValue
+        case .grpAcpt: KnownEventTag.grpAcpt.rawValue
+        case .grpLinkInv: KnownEventTag.grpLinkInv.rawValue
+        case .grpLinkMem: KnownEventTag.grpLinkMem.rawValue
+        case .grpMemNew: KnownEventTag.grpMemNew.rawValue
+        case .grpMemIntro: KnownEventTag.grpMemIntro.rawValue
+        case .grpMemInv: KnownEventTag.grpMemInv.rawValue
+        case .grpMemFwd: KnownEventTag.grpMemFwd.rawValue
+        case .grpMemInfo: KnownEventTag.grpMemInfo.rawValue
+        case .grpMemCon: KnownEventTag.grpMemCon.rawValue
+        case .grpMemRole: KnownEventTag.grpMemRole.rawValue
+        case .grpMemRestrict: KnownEventTag.grpMemRestrict.rawValue
+        case .grpMemDel: KnownEventTag.grpMemDel.rawValue
+        case .grpLeave: KnownEventTag.grpLeave.rawValue
+        case .grpDel: KnownEventTag.grpDel.rawValue
+        case .grpInfo: KnownEventTag.grpInfo.rawValue
         case .unknown(let event, _): event
         }
     }
@@ -105,6 +154,22 @@ enum KnownEventTag: String {
     case contact = "x.contact"
     case directDel = "x.direct.del"
     case ok = "x.ok"
+    case grpInv = "x.grp.inv"
+    case grpAcpt = "x.grp.acpt"
+    case grpLinkInv = "x.grp.link.inv"
+    case grpLinkMem = "x.grp.link.mem"
+    case grpMemNew = "x.grp.mem.new"
+    case grpMemIntro = "x.grp.mem.intro"
+    case grpMemInv = "x.grp.mem.inv"
+    case grpMemFwd = "x.grp.mem.fwd"
+    case grpMemInfo = "x.grp.mem.info"
+    case grpMemCon = "x.grp.mem.con"
+    case grpMemRole = "x.grp.mem.role"
+    case grpMemRestrict = "x.grp.mem.restrict"
+    case grpMemDel = "x.grp.mem.del"
+    case grpLeave = "x.grp.leave"
+    case grpDel = "x.grp.del"
+    case grpInfo = "x.grp.info"
 }
 
 // MARK: params coding
@@ -152,6 +217,38 @@ extension ChatMsgEvent {
             return .directDel
         case .ok:
             return .ok
+        case .grpInv:
+            return try .grpInv(p.req("groupInvitation"))
+        case .grpAcpt:
+            return try .grpAcpt(memberId: p.req("memberId"))
+        case .grpLinkInv:
+            return try .grpLinkInv(p.req("groupLinkInvitation"))
+        case .grpLinkMem:
+            return try .grpLinkMem(profile: p.req("profile"))
+        case .grpMemNew:
+            return try .grpMemNew(p.req("memberInfo"))
+        case .grpMemIntro:
+            return try .grpMemIntro(p.req("memberInfo"), restrictions: p.opt("memberRestrictions"))
+        case .grpMemInv:
+            return try .grpMemInv(memberId: p.req("memberId"), intro: p.req("memberIntro"))
+        case .grpMemFwd:
+            return try .grpMemFwd(p.req("memberInfo"), intro: p.req("memberIntro"))
+        case .grpMemInfo:
+            return try .grpMemInfo(memberId: p.req("memberId"), profile: p.req("profile"))
+        case .grpMemCon:
+            return try .grpMemCon(memberId: p.req("memberId"))
+        case .grpMemRole:
+            return try .grpMemRole(memberId: p.req("memberId"), role: p.req("role"))
+        case .grpMemRestrict:
+            return try .grpMemRestrict(memberId: p.req("memberId"), restrictions: p.req("memberRestrictions"))
+        case .grpMemDel:
+            return try .grpMemDel(memberId: p.req("memberId"), messages: p.opt("messages"))
+        case .grpLeave:
+            return .grpLeave
+        case .grpDel:
+            return .grpDel
+        case .grpInfo:
+            return try .grpInfo(p.req("groupProfile"))
         }
     }
 
@@ -170,8 +267,41 @@ extension ChatMsgEvent {
 
     private func encodeKnownParams(into c: inout ProtocolEncodingContainer) throws {
         switch self {
-        case .msgNew, .unknown, .msgDeleted, .directDel, .ok:
+        case .msgNew, .unknown, .msgDeleted, .directDel, .ok, .grpLeave, .grpDel:
             break
+        case .grpInv(let inv):
+            try c.set(inv, "groupInvitation")
+        case .grpAcpt(let memberId), .grpMemCon(let memberId):
+            try c.set(memberId, "memberId")
+        case .grpLinkInv(let inv):
+            try c.set(inv, "groupLinkInvitation")
+        case .grpLinkMem(let profile):
+            try c.set(profile, "profile")
+        case .grpMemNew(let info):
+            try c.set(info, "memberInfo")
+        case .grpMemIntro(let info, let restrictions):
+            try c.set(info, "memberInfo")
+            try c.set(restrictions, "memberRestrictions")
+        case .grpMemInv(let memberId, let intro):
+            try c.set(memberId, "memberId")
+            try c.set(intro, "memberIntro")
+        case .grpMemFwd(let info, let intro):
+            try c.set(info, "memberInfo")
+            try c.set(intro, "memberIntro")
+        case .grpMemInfo(let memberId, let profile):
+            try c.set(memberId, "memberId")
+            try c.set(profile, "profile")
+        case .grpMemRole(let memberId, let role):
+            try c.set(memberId, "memberId")
+            try c.set(role, "role")
+        case .grpMemRestrict(let memberId, let restrictions):
+            try c.set(memberId, "memberId")
+            try c.set(restrictions, "memberRestrictions")
+        case .grpMemDel(let memberId, let messages):
+            try c.set(memberId, "memberId")
+            try c.set(messages, "messages")
+        case .grpInfo(let profile):
+            try c.set(profile, "groupProfile")
         case .msgFileDescr(let msgId, let fileDescr):
             try c.set(msgId, "msgId")
             try c.set(fileDescr, "fileDescr")

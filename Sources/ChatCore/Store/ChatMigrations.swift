@@ -16,6 +16,7 @@ enum ChatMigrations {
                 ALTER TABLE contact_requests ADD COLUMN request_msg_content TEXT;
                 """)
         }
+        m.registerMigration("m20261123_groups", migrate: groups)
         return m
     }
 
@@ -142,6 +143,144 @@ enum ChatMigrations {
               server TEXT NOT NULL,
               enabled INTEGER NOT NULL DEFAULT 1
             ) STRICT;
+            """)
+    }
+
+    /// Groups (x.grp.* sub-protocol): groups, their members (our own membership included),
+    /// member connections, introductions, group links and per-member delivery of sent items.
+    /// Chat items gain a group and a sender member, so `contact_id` becomes optional, and a
+    /// reaction gains its reactor (many members can add the same emoji): both tables are rebuilt
+    /// (GRDB defers foreign keys during a migration, so nothing cascades).
+    private static func groups(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE groups(
+              group_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+              local_display_name TEXT NOT NULL,
+              group_profile TEXT NOT NULL,
+              local_alias TEXT NOT NULL DEFAULT '',
+              via_group_link_uri TEXT,
+              via_group_link_id TEXT,
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL,
+              chat_ts REAL,
+              UNIQUE(user_id, local_display_name)
+            ) STRICT;
+            CREATE TABLE group_members(
+              group_member_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              group_id INTEGER NOT NULL REFERENCES groups ON DELETE CASCADE,
+              user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+              member_id TEXT NOT NULL,
+              member_role TEXT NOT NULL,
+              member_category TEXT NOT NULL,
+              member_status TEXT NOT NULL,
+              show_messages INTEGER NOT NULL DEFAULT 1,
+              blocked_by_admin INTEGER NOT NULL DEFAULT 0,
+              invited_by_contact_id INTEGER,
+              invited_by_user INTEGER NOT NULL DEFAULT 0,
+              invited_by_group_member_id INTEGER,
+              local_display_name TEXT NOT NULL,
+              member_profile_id INTEGER REFERENCES contact_profiles,
+              contact_id INTEGER REFERENCES contacts ON DELETE SET NULL,
+              inv_conn_req TEXT,
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL,
+              UNIQUE(group_id, member_id)
+            ) STRICT;
+            CREATE INDEX idx_group_members_group ON group_members(group_id, member_status);
+            CREATE TABLE group_member_intros(
+              group_member_intro_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              re_group_member_id INTEGER NOT NULL REFERENCES group_members ON DELETE CASCADE,
+              to_group_member_id INTEGER NOT NULL REFERENCES group_members ON DELETE CASCADE,
+              intro_status TEXT NOT NULL,
+              created_at REAL NOT NULL,
+              UNIQUE(re_group_member_id, to_group_member_id)
+            ) STRICT;
+            CREATE TABLE group_links(
+              group_link_row_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              group_id INTEGER NOT NULL UNIQUE REFERENCES groups ON DELETE CASCADE,
+              user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+              agent_conn_id TEXT NOT NULL UNIQUE,
+              conn_link TEXT NOT NULL,
+              group_link_id TEXT NOT NULL,
+              member_role TEXT NOT NULL,
+              created_at REAL NOT NULL
+            ) STRICT;
+            ALTER TABLE connections ADD COLUMN group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE;
+            ALTER TABLE connections ADD COLUMN via_group_link_id TEXT;
+            CREATE INDEX idx_connections_member ON connections(group_member_id);
+
+            CREATE TABLE chat_items_new(
+              chat_item_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+              contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+              group_id INTEGER REFERENCES groups ON DELETE CASCADE,
+              group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL,
+              item_sent INTEGER NOT NULL,
+              item_ts REAL NOT NULL,
+              item_text TEXT NOT NULL,
+              item_content TEXT NOT NULL,
+              item_status TEXT NOT NULL,
+              shared_msg_id TEXT,
+              agent_msg_id INTEGER,
+              item_edited INTEGER NOT NULL DEFAULT 0,
+              item_deleted TEXT,
+              item_forwarded INTEGER NOT NULL DEFAULT 0,
+              item_live INTEGER NOT NULL DEFAULT 0,
+              timed_ttl INTEGER,
+              timed_delete_at REAL,
+              quoted_item_id INTEGER,
+              quoted_shared_msg_id TEXT,
+              quoted_sent INTEGER,
+              quoted_sent_at REAL,
+              quoted_content TEXT,
+              quoted_member_id TEXT,
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL,
+              CHECK ((contact_id IS NULL) <> (group_id IS NULL))
+            ) STRICT;
+            INSERT INTO chat_items_new (chat_item_id, user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status,
+              shared_msg_id, agent_msg_id, item_edited, item_deleted, item_forwarded, item_live, timed_ttl, timed_delete_at,
+              quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content, created_at, updated_at)
+            SELECT chat_item_id, user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status,
+              shared_msg_id, agent_msg_id, item_edited, item_deleted, item_forwarded, item_live, timed_ttl, timed_delete_at,
+              quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content, created_at, updated_at
+            FROM chat_items;
+            DROP TABLE chat_items;
+            ALTER TABLE chat_items_new RENAME TO chat_items;
+            CREATE INDEX idx_chat_items_shared ON chat_items(contact_id, shared_msg_id);
+            CREATE INDEX idx_chat_items_status ON chat_items(contact_id, item_status);
+            CREATE INDEX idx_chat_items_timed ON chat_items(timed_delete_at) WHERE timed_delete_at IS NOT NULL;
+            CREATE INDEX idx_chat_items_contact ON chat_items(user_id, contact_id, chat_item_id);
+            CREATE INDEX idx_chat_items_agent_msg ON chat_items(contact_id, agent_msg_id);
+            CREATE INDEX idx_chat_items_group ON chat_items(group_id, chat_item_id);
+            CREATE INDEX idx_chat_items_group_shared ON chat_items(group_id, shared_msg_id);
+            CREATE INDEX idx_chat_items_group_status ON chat_items(group_id, item_status);
+            CREATE INDEX idx_groups_chat_ts ON groups(user_id, coalesce(chat_ts, created_at));
+
+            CREATE TABLE chat_item_reactions_new(
+              reaction_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              chat_item_id INTEGER NOT NULL REFERENCES chat_items ON DELETE CASCADE,
+              reaction TEXT NOT NULL,
+              reaction_sent INTEGER NOT NULL,
+              reactor TEXT NOT NULL DEFAULT '',
+              created_at REAL NOT NULL,
+              UNIQUE(chat_item_id, reaction, reaction_sent, reactor)
+            ) STRICT;
+            INSERT INTO chat_item_reactions_new (reaction_id, chat_item_id, reaction, reaction_sent, created_at)
+            SELECT reaction_id, chat_item_id, reaction, reaction_sent, created_at FROM chat_item_reactions;
+            DROP TABLE chat_item_reactions;
+            ALTER TABLE chat_item_reactions_new RENAME TO chat_item_reactions;
+
+            CREATE TABLE group_item_deliveries(
+              chat_item_id INTEGER NOT NULL REFERENCES chat_items ON DELETE CASCADE,
+              group_member_id INTEGER NOT NULL REFERENCES group_members ON DELETE CASCADE,
+              agent_conn_id TEXT NOT NULL,
+              agent_msg_id INTEGER NOT NULL,
+              delivery_status TEXT NOT NULL,
+              PRIMARY KEY (agent_conn_id, agent_msg_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX idx_group_item_deliveries_item ON group_item_deliveries(chat_item_id);
             """)
     }
 }

@@ -1,0 +1,680 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// The group sub-protocol as received (simplex-chat.md "Sub-protocol for chat groups"):
+/// invitations, member connection handshakes, introductions, group links, content from
+/// members and the group's state changes.
+extension ChatController {
+    // MARK: invitations and handshakes
+
+    /// x.grp.inv over a contact's direct connection: the group, its host and our membership,
+    /// recorded as invited until `/_join`.
+    func groupInvitationReceived(user: User, contactId: Int64, _ inv: GroupInvitation, shared: String?) throws(ChatError) {
+        guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
+        guard inv.fromMember.memberRole >= .admin, inv.fromMember.memberRole >= inv.invitedMember.memberRole else {
+            throw .error(errorType: .groupContactRole(contactName: contact.localDisplayName))
+        }
+        guard inv.fromMember.memberId != inv.invitedMember.memberId else { throw .error(errorType: .groupDuplicateMemberId) }
+        let profileJSON = try json(inv.groupProfile)
+        let incognitoId = contact.activeConn?.customUserProfileId
+        let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
+            let name = try self.uniqueGroupName(db, userId: user.userId, Self.validDisplayName(inv.groupProfile.displayName))
+            try db.run("INSERT INTO groups (user_id, local_display_name, group_profile, created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?)",
+                       [user.userId, name, profileJSON, Self.now, Self.now, Self.now])
+            let groupId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, local_display_name,
+                  member_profile_id, contact_id, inv_conn_req, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'host', 'invited', ?, ?, ?, ?, ?, ?)
+                """, [groupId, user.userId, inv.fromMember.memberId.base64url, inv.fromMember.memberRole.rawValue, contact.localDisplayName,
+                      contact.profile.profileId, contactId, inv.connRequest, Self.now, Self.now])
+            let hostGmId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_contact_id,
+                  invited_by_group_member_id, local_display_name, member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'user', 'invited', ?, ?, ?, ?, ?, ?)
+                """, [groupId, user.userId, inv.invitedMember.memberId.base64url, inv.invitedMember.memberRole.rawValue, contactId, hostGmId,
+                      user.localDisplayName, incognitoId, Self.now, Self.now])
+            return (groupId, hostGmId)
+        }
+        let g = try groupInfo(groupId)
+        let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: hostGmId, localDisplayName: g.localDisplayName,
+                                      groupProfile: inv.groupProfile, status: .pending)
+        let itemId = try insertItem(userId: user.userId, contactId: contactId, sent: false,
+                                    content: .rcvGroupInvitation(groupInvitation: ciInv, memberRole: inv.invitedMember.memberRole),
+                                    text: "invitation to join group \(g.localDisplayName) as \(inv.invitedMember.memberRole.rawValue)",
+                                    shared: shared, status: .rcvNew)
+        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+        emit(.receivedGroupInvitation(user: user, groupInfo: g, contact: contact, fromMemberRole: inv.fromMember.memberRole,
+                                      memberRole: inv.invitedMember.memberRole))
+    }
+
+    /// CONF on a member connection: the peer's x.grp.acpt (our invitee) or x.grp.mem.info (a
+    /// member we were introduced to). The member ID must be the one we know.
+    func groupConfirmation(_ conn: Row, confirmationId: String, _ msg: ChatMessage?) async throws(ChatError) {
+        let gmId: Int64 = conn["group_member_id"]
+        let agentConnId: String = conn["agent_conn_id"]
+        let m = try member(gmId)
+        let g = try groupInfo(m.groupId)
+        let reply: ChatMsgEvent
+        switch msg?.event {
+        case .grpAcpt(let memberId)? where m.memberCategory == .invitee:
+            guard memberId.base64url == m.memberId else { return reportMessageError(g, "x.grp.acpt with a wrong member ID") }
+            reply = .ok
+        case .grpMemInfo(let memberId, let profile)? where m.memberCategory == .pre || m.memberCategory == .post:
+            guard memberId.base64url == m.memberId else { return reportMessageError(g, "x.grp.mem.info with a wrong member ID") }
+            try updateMemberProfile(m, profile)
+            guard let ownId = MemberId(base64url: g.membership.memberId) else { return }
+            reply = .grpMemInfo(memberId: ownId, profile: membershipProfile(g))
+        default:
+            return reportMessageError(g, "unexpected confirmation on a member connection")
+        }
+        let agent = try runningAgent()
+        let connInfo = try encodeInfo(reply)
+        do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: connInfo) } catch {
+            throw Self.agentError(error, connId: agentConnId)
+        }
+        try store.write { db in
+            try db.run("UPDATE connections SET conn_status = 'accepted', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
+            try db.run("UPDATE group_members SET member_status = 'accepted', updated_at = ? WHERE group_member_id = ? AND member_status IN ('invited', 'intro-inv', 'introduced', 'announced')",
+                       [Self.now, gmId])
+        }
+    }
+
+    /// INFO on a member connection: the peer's profile (x.grp.mem.info, x.info) or x.ok.
+    func groupConnectionInfo(_ conn: Row, _ msg: ChatMessage?) throws(ChatError) {
+        let m = try member(conn["group_member_id"])
+        switch msg?.event {
+        case .grpMemInfo(let memberId, let profile)? where memberId.base64url == m.memberId:
+            try updateMemberProfile(m, profile)
+        case .info(let profile)? where m.memberCategory == .invitee:
+            try updateMemberProfile(m, profile)
+        default:
+            break
+        }
+    }
+
+    /// CON on a member connection: the member is connected. The host then introduces the new
+    /// member to everyone else; the new member learns it joined.
+    func groupConnected(_ conn: Row) async throws(ChatError) {
+        let gmId: Int64 = conn["group_member_id"]
+        let agentConnId: String = conn["agent_conn_id"]
+        try store.write { db in
+            try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
+            try db.run("UPDATE group_members SET member_status = 'connected', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+        }
+        let m = try member(gmId)
+        let (user, _) = try groupContext(m.groupId)
+        let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
+        switch m.memberCategory {
+        case .host:
+            try store.write { db in
+                try db.run("UPDATE group_members SET member_status = 'connected', updated_at = ? WHERE group_id = ? AND member_category = 'user'",
+                           [Self.now, m.groupId])
+            }
+            let g = try groupInfo(m.groupId)
+            emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
+            var items = [try groupItem(m.groupId, itemId)]
+            if let welcome = g.groupProfile.description, !welcome.isEmpty {
+                let wid = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
+                                         content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
+                items.append(try groupItem(m.groupId, wid))
+            }
+            emit(.newChatItems(user: user, chatItems: items))
+        case .invitee:
+            let g = try groupInfo(m.groupId)
+            emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            if conn["via_group_link_id"] as String? != nil {
+                try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
+            }
+            try await introduceToAll(g, newMember: m)
+        case .pre, .post, .user:
+            let g = try groupInfo(m.groupId)
+            emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            // Tell the member who introduced us that we no longer need it.
+            let introducer = m.memberCategory == .pre ? g.membership.invitedByGroupMemberId : m.invitedByGroupMemberId
+            if let introducer, let mid = MemberId(base64url: m.memberId) {
+                try? await sendToMember(introducer, .grpMemCon(memberId: mid))
+            }
+        }
+    }
+
+    /// The host's side of a new member joining: x.grp.mem.new to each current member and, to the
+    /// new member, one x.grp.mem.intro per existing member.
+    func introduceToAll(_ g: GroupInfo, newMember m: GroupMember) async throws(ChatError) {
+        guard let newId = MemberId(base64url: m.memberId) else { return }
+        let newInfo = MemberInfo(memberId: newId, memberRole: m.memberRole, v: Self.chatVRangeText, profile: redacted(m.memberProfile.profile))
+        let others = try store.read { db in try Self.groupMembers(db, g.groupId) }.filter {
+            $0.groupMemberId != m.groupMemberId && $0.memberStatus.isCurrent && $0.activeConn?.connStatus == .ready
+        }
+        for other in others {
+            guard let otherId = MemberId(base64url: other.memberId) else { continue }
+            try store.write { db in
+                try db.run("""
+                    INSERT OR IGNORE INTO group_member_intros (re_group_member_id, to_group_member_id, intro_status, created_at) VALUES (?, ?, 'new', ?)
+                    """, [m.groupMemberId, other.groupMemberId, Self.now])
+            }
+            try? await sendToMember(other.groupMemberId, .grpMemNew(newInfo))
+            let info = MemberInfo(memberId: otherId, memberRole: other.memberRole, v: Self.chatVRangeText, profile: redacted(other.memberProfile.profile))
+            try? await sendToMember(m.groupMemberId, .grpMemIntro(info, restrictions: other.blockedByAdmin ? MemberRestrictions(restriction: .blocked) : nil))
+        }
+    }
+
+    static var chatVRangeText: String { ourChatVRange.description }
+
+    /// A profile as shown to group members: no address or preferences.
+    func redacted(_ p: Profile) -> Profile {
+        var p = p
+        p.contactLink = nil
+        p.preferences = nil
+        return p
+    }
+
+    func reportMessageError(_ g: GroupInfo, _ text: String) {
+        if let user = try? userById(try store.read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [g.groupId]) } ?? 0) {
+            emit(.messageError(user: user, severity: "error", errorMessage: text))
+        }
+    }
+
+    func updateMemberProfile(_ m: GroupMember, _ profile: Profile) throws(ChatError) {
+        guard m.memberProfile.profile.displayName != profile.displayName || m.memberProfile.profile.fullName != profile.fullName
+            || m.memberProfile.profile.image != profile.image else { return }
+        try store.write { db in
+            if let pid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT member_profile_id FROM group_members WHERE group_member_id = ?"), arguments: [m.groupMemberId]) {
+                try db.run("UPDATE contact_profiles SET display_name = ?, full_name = ?, image = ? WHERE profile_id = ?",
+                           [profile.displayName, profile.fullName, profile.image, pid])
+            }
+        }
+        let to = try member(m.groupMemberId)
+        let (user, g) = try groupContext(m.groupId)
+        emit(.groupMemberUpdated(user: user, groupInfo: g, fromMember: m, toMember: to))
+    }
+
+    /// A member we learn about from the host (x.grp.mem.new, x.grp.mem.intro, x.grp.mem.fwd).
+    func createIntroducedMember(_ g: GroupInfo, userId: Int64, _ info: MemberInfo, category: GroupMemberCategory, status: GroupMemberStatus,
+                                invitedBy: Int64) throws(ChatError) -> Int64 {
+        try store.write { db -> Int64 in
+            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, created_at) VALUES (?, ?, ?, ?, ?)",
+                       [userId, info.profile.displayName, info.profile.fullName, info.profile.image, Self.now])
+            let pid = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_group_member_id,
+                  local_display_name, member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [g.groupId, userId, info.memberId.base64url, info.memberRole.rawValue, category.rawValue, status.rawValue, invitedBy,
+                      Self.validDisplayName(info.profile.displayName), pid, Self.now, Self.now])
+            return db.lastInsertedRowID
+        }
+    }
+
+    // MARK: group links
+
+    /// REQ on our group link: the requester becomes a member right away (accepted with
+    /// x.grp.link.inv); no contact request is made.
+    func groupLinkRequest(_ link: Row, invitationId: String, _ msg: ChatMessage?) async throws(ChatError) {
+        let groupId: Int64 = link["group_id"]
+        let (user, g) = try groupContext(groupId)
+        guard case .contact(let profile, _, _, let requestMsg)? = msg?.event else {
+            return reportMessageError(g, "group link request without a profile")
+        }
+        if requestMsg != nil { return reportMessageError(g, "group link request with a message") }
+        guard g.membership.memberStatus.isActive, let hostId = MemberId(base64url: g.membership.memberId) else { return }
+        let role = GroupMemberRole(rawValue: link["member_role"]) ?? .member
+        let memberId = MemberId.random()
+        let invitation = GroupLinkInvitation(
+            fromMember: MemberIdRole(memberId: hostId, memberRole: g.membership.memberRole), fromMemberName: membershipProfile(g).displayName,
+            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), groupProfile: g.groupProfile, accepted: "accepted",
+            groupSize: Int(g.groupSummary.currentMembers))
+        let agent = try runningAgent()
+        let agentConnId: String
+        let connInfo = try encodeInfo(.grpLinkInv(invitation))
+        do { agentConnId = try await agent.acceptContact(invitationId: invitationId, connInfo: connInfo, pqSupport: false) } catch {
+            throw Self.agentError(error)
+        }
+        let gmId = try store.write { db -> Int64 in
+            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, created_at) VALUES (?, ?, ?, ?, ?)",
+                       [user.userId, profile.displayName, profile.fullName, profile.image, Self.now])
+            let pid = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
+                  local_display_name, member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'invitee', 'accepted', 1, ?, ?, ?, ?)
+                """, [groupId, user.userId, memberId.base64url, role.rawValue, Self.validDisplayName(profile.displayName), pid, Self.now, Self.now])
+            let gmId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, via_group_link_id, created_at, updated_at)
+                VALUES (?, ?, 'member', 'accepted', ?, ?, ?, ?)
+                """, [user.userId, agentConnId, gmId, link["group_link_id"] as String, Self.now, Self.now])
+            return gmId
+        }
+        let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "invitedViaGroupLink")), text: "invited via your group link")
+        emit(.acceptingGroupJoinRequestMember(user: user, groupInfo: try groupInfo(groupId), member: try member(gmId)))
+        emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+    }
+
+    /// CONF with x.grp.link.inv on a connection we made through a group link: the group, its
+    /// host and our membership are created, and the connection becomes the host's.
+    func groupLinkInvitationReceived(_ conn: Row, confirmationId: String, _ inv: GroupLinkInvitation) async throws(ChatError) {
+        let userId: Int64 = conn["user_id"]
+        let user = try userById(userId)
+        let agentConnId: String = conn["agent_conn_id"]
+        let incognitoId: Int64? = conn["custom_user_profile_id"]
+        let profileJSON = try json(inv.groupProfile)
+        let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
+            let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(inv.groupProfile.displayName))
+            try db.run("""
+                INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, created_at, updated_at, chat_ts)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [userId, name, profileJSON, conn["via_link"] as String?, conn["via_group_link_id"] as String?, Self.now, Self.now, Self.now])
+            let groupId = db.lastInsertedRowID
+            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, created_at) VALUES (?, ?, '', ?)",
+                       [userId, inv.fromMemberName, Self.now])
+            let pid = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, local_display_name,
+                  member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'host', 'accepted', ?, ?, ?, ?)
+                """, [groupId, userId, inv.fromMember.memberId.base64url, inv.fromMember.memberRole.rawValue,
+                      Self.validDisplayName(inv.fromMemberName), pid, Self.now, Self.now])
+            let hostGmId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_group_member_id,
+                  local_display_name, member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'user', 'accepted', ?, ?, ?, ?, ?)
+                """, [groupId, userId, inv.invitedMember.memberId.base64url, inv.invitedMember.memberRole.rawValue, hostGmId,
+                      user.localDisplayName, incognitoId, Self.now, Self.now])
+            try db.run("UPDATE connections SET conn_type = 'member', group_member_id = ?, conn_status = 'accepted', updated_at = ? WHERE agent_conn_id = ?",
+                       [hostGmId, Self.now, agentConnId])
+            return (groupId, hostGmId)
+        }
+        let g = try groupInfo(groupId)
+        let agent = try runningAgent()
+        let connInfo = try encodeInfo(.info(membershipProfile(g)))
+        do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: connInfo) } catch {
+            throw Self.agentError(error, connId: agentConnId)
+        }
+        emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+    }
+
+    // MARK: messages from members
+
+    /// A message on a member connection.
+    func groupMessageReceived(_ conn: Row, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> [UInt8]? {
+        let sender = try member(conn["group_member_id"])
+        let (user, g) = try groupContext(sender.groupId)
+        let shared = msg.msgId?.base64url
+        switch msg.event {
+        case .msgNew(let container):
+            guard sender.memberRole >= .author else {
+                reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
+                return nil
+            }
+            if let itemId = try storeGroupReceived(user: user, g, sender, meta: meta, shared: shared, container) {
+                emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+            }
+            return []
+        case .msgUpdate(let u):
+            if let (itemId, r) = try groupReceivedItem(g.groupId, authorGmId: sender.groupMemberId, u.msgId.base64url),
+                (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
+                let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
+                try store.write { db in
+                    try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?",
+                               [u.content.text, contentJSON, Self.now, itemId])
+                }
+                emit(.chatItemUpdated(user: user, chatItem: try groupItem(g.groupId, itemId)))
+            }
+        case .msgDel(let msgId, let memberId, _):
+            try groupMessageDeleted(user: user, g, sender, msgId.base64url, authorMemberId: memberId?.base64url)
+        case .msgReact(let msgId, let memberId, _, let reaction, let add):
+            let mine = memberId?.base64url == g.membership.memberId
+            let author = mine ? nil : try memberId.flatMap { id throws(ChatError) in try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: id.base64url) } }
+            let row = try store.read { db -> Row? in
+                if mine {
+                    return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"),
+                                            arguments: [g.groupId, msgId.base64url])
+                }
+                guard let author else { return nil }
+                return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
+                                        arguments: [g.groupId, author.groupMemberId, msgId.base64url])
+            }
+            if let row {
+                let itemId: Int64 = row["chat_item_id"]
+                let reactionJSON = try json(reaction)
+                try store.write { db in
+                    if add {
+                        try db.run("INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, reactor, created_at) VALUES (?, ?, 0, ?, ?)",
+                                   [itemId, reactionJSON, sender.memberId, Self.now])
+                    } else {
+                        try db.run("DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 0 AND reactor = ?",
+                                   [itemId, reactionJSON, sender.memberId])
+                    }
+                }
+                let cr = CIReaction(chatDir: .groupRcv(groupMember: sender), chatItem: try chatItem(itemId), sentAt: Self.ts(Double(meta.brokerTs)), reaction: reaction)
+                emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatReaction: cr)))
+            }
+        case .info(let profile), .grpLinkMem(let profile):
+            try updateMemberProfile(sender, profile)
+        case .grpMemNew(let info):
+            try memberAnnounced(user: user, g, by: sender, info)
+        case .grpMemIntro(let info, let restrictions):
+            try await memberIntroduced(user: user, g, by: sender, info, blocked: restrictions?.restriction == .blocked)
+        case .grpMemInv(let memberId, let intro):
+            try await memberInvitationToForward(g, from: sender, memberId.base64url, intro)
+        case .grpMemFwd(let info, let intro):
+            try await memberInvitationForwarded(user: user, g, by: sender, info, intro)
+        case .grpMemCon(let memberId):
+            try store.write { db in
+                try db.run("""
+                    UPDATE group_member_intros SET intro_status = 'con' WHERE re_group_member_id = ? AND to_group_member_id =
+                      (SELECT group_member_id FROM group_members WHERE group_id = ? AND member_id = ?)
+                    """, [sender.groupMemberId, g.groupId, memberId.base64url])
+            }
+        case .grpMemRole(let memberId, let role):
+            try memberRoleChanged(user: user, g, by: sender, memberId.base64url, role)
+        case .grpMemRestrict(let memberId, let restrictions):
+            try memberRestricted(user: user, g, by: sender, memberId.base64url, blocked: restrictions.restriction == .blocked)
+        case .grpMemDel(let memberId, let messages):
+            try await memberRemoved(user: user, g, by: sender, memberId.base64url, withMessages: messages ?? false)
+        case .grpLeave:
+            try store.write { db in
+                try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_member_id = ?", [Self.now, sender.groupMemberId])
+                try db.run("DELETE FROM connections WHERE group_member_id = ?", [sender.groupMemberId])
+            }
+            if let agent { try? await agent.deleteConnection(connId: conn["agent_conn_id"], deleteQueues: true) }
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberLeft")), text: "left")
+            emit(.leftMember(user: user, groupInfo: try groupInfo(g.groupId), member: try member(sender.groupMemberId)))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        case .grpDel:
+            guard sender.memberRole == .owner else { throw .error(errorType: .groupUserRole(groupInfo: g, requiredRole: .owner)) }
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupDeleted")), text: "deleted group")
+            try await closeGroupConnections(g.groupId, waitForDelivery: 0)
+            try store.write { db in
+                try db.run("UPDATE group_members SET member_status = 'deleted', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, g.groupId])
+            }
+            emit(.groupDeleted(user: user, groupInfo: try groupInfo(g.groupId), member: sender))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+            return nil
+        case .grpInfo(let profile):
+            guard sender.memberRole == .owner else {
+                reportMessageError(g, "x.grp.info from a member who is not an owner")
+                return nil
+            }
+            let j = try json(profile)
+            try store.write { db in try db.run("UPDATE groups SET group_profile = ?, updated_at = ? WHERE group_id = ?", [j, Self.now, g.groupId]) }
+            let to = try groupInfo(g.groupId)
+            emit(.groupUpdated(user: user, fromGroup: g, toGroup: to, member_: sender))
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupUpdated", fields: .groupProfile(profile))),
+                                        text: "updated group profile")
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Stores a member's x.msg.new once (by author and shared ID); blocked members' messages
+    /// are kept but marked blocked, as simplex-chat does.
+    private func storeGroupReceived(user: User, _ g: GroupInfo, _ sender: GroupMember, meta: MsgMeta, shared: String?,
+                                    _ container: MsgContainer) throws(ChatError) -> Int64? {
+        let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
+        let newStatus = try json(CIStatus.rcvNew)
+        let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
+        var deleted: String?
+        if sender.blockedByAdmin {
+            deleted = try json(CIDeleted.blockedByAdmin(deletedTs: Self.ts(Self.now)))
+        } else if !sender.memberSettings.showMessages {
+            deleted = try json(CIDeleted.blocked(deletedTs: Self.ts(Self.now)))
+        }
+        return try store.write { db -> Int64? in
+            if let shared, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
+                                             arguments: [g.groupId, sender.groupMemberId, shared]) == true { return nil }
+            var quotedItemId: Int64?
+            var quotedSent: Bool?
+            let quotedAuthor = container.quote?.msgRef.memberId?.base64url
+            if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
+                if quotedAuthor == g.membership.memberId {
+                    quotedSent = true
+                    quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"),
+                                                      arguments: [g.groupId, qid])
+                } else {
+                    quotedSent = false
+                    quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: """
+                        SELECT ci.chat_item_id FROM chat_items ci JOIN group_members m ON m.group_member_id = ci.group_member_id
+                        WHERE ci.group_id = ? AND m.member_id = ? AND ci.shared_msg_id = ?
+                        """), arguments: [g.groupId, quotedAuthor, qid])
+                }
+            }
+            try db.run("""
+                INSERT INTO chat_items (user_id, group_id, group_member_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
+                  agent_msg_id, item_deleted, item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent,
+                  quoted_sent_at, quoted_content, quoted_member_id, created_at, updated_at)
+                VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [user.userId, g.groupId, sender.groupMemberId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared,
+                      meta.agentMsgId, deleted, container.forward, container.live ?? false, container.ttl, container.ttl.map { Self.now + Double($0) },
+                      quotedItemId, container.quote?.msgRef.msgId?.base64url, quotedSent, container.quote?.msgRef.sentAt.date.timeIntervalSince1970,
+                      quotedContent, quotedAuthor, Self.now, Self.now])
+            let id = db.lastInsertedRowID
+            try db.run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [Self.now, g.groupId])
+            return id
+        }
+    }
+
+    private func groupReceivedItem(_ groupId: Int64, authorGmId: Int64, _ shared: String) throws(ChatError) -> (Int64, Row)? {
+        try store.read { db -> (Int64, Row)? in
+            guard let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
+                                           arguments: [groupId, authorGmId, shared]) else { return nil }
+            return (r["chat_item_id"], r)
+        }
+    }
+
+    /// x.msg.del: the author deletes its own message, or a moderator deletes someone's.
+    private func groupMessageDeleted(user: User, _ g: GroupInfo, _ sender: GroupMember, _ shared: String, authorMemberId: String?) throws(ChatError) {
+        let itemRow: Row?
+        let mark: CIDeleted
+        if authorMemberId == nil || authorMemberId == sender.memberId {
+            itemRow = try groupReceivedItem(g.groupId, authorGmId: sender.groupMemberId, shared)?.1
+            mark = .deleted(deletedTs: Self.ts(Self.now), chatType: .group)
+        } else {
+            let target: GroupMember? = authorMemberId == g.membership.memberId ? g.membership
+                : try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: authorMemberId ?? "") }
+            guard let target, sender.memberRole >= .moderator, sender.memberRole >= target.memberRole else {
+                return reportMessageError(g, "x.msg.del with insufficient member permissions")
+            }
+            itemRow = try store.read { db in
+                target.memberCategory == .user
+                    ? try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"), arguments: [g.groupId, shared])
+                    : try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
+                                       arguments: [g.groupId, target.groupMemberId, shared])
+            }
+            mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: sender)
+        }
+        guard let r = itemRow else { return }
+        let itemId: Int64 = r["chat_item_id"]
+        let before = try groupItem(g.groupId, itemId)
+        try markDeleted(itemId, mark)
+        emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try groupItem(g.groupId, itemId))],
+                               byUser: false, timed: false))
+    }
+
+    // MARK: introductions
+
+    /// The host's sender checks for x.grp.mem.new and x.grp.mem.fwd (`checkHostRole`).
+    private func checkHostRole(_ sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
+        guard sender.memberRole >= .admin, sender.memberRole >= info.memberRole else {
+            throw .error(errorType: .groupContactRole(contactName: sender.localDisplayName))
+        }
+    }
+
+    /// x.grp.mem.new: a new member joined through `sender`; it will connect to us (x.grp.mem.fwd).
+    private func memberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
+        try checkHostRole(sender, info)
+        if info.memberId.base64url == g.membership.memberId { return }
+        if try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
+            return reportMessageError(g, "x.grp.mem.new: member already exists")
+        }
+        let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
+        let m = try member(gmId)
+        let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAdded", fields: .member(groupMemberId: gmId, profile: m.memberProfile.profile))),
+                                    text: "added \(m.localDisplayName)")
+        emit(.joinedGroupMemberConnecting(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender, member: m))
+        emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+    }
+
+    /// x.grp.mem.intro (we are the new member): a link for the existing member, sent back to
+    /// the host in x.grp.mem.inv.
+    private func memberIntroduced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, blocked: Bool) async throws(ChatError) {
+        guard sender.memberCategory == .host else { return reportMessageError(g, "x.grp.mem.intro from a member who is not our host") }
+        try checkHostRole(sender, info)
+        if try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
+            return reportMessageError(g, "x.grp.mem.intro: member already exists")
+        }
+        let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .pre, status: .introduced, invitedBy: sender.groupMemberId)
+        if blocked { try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = 1 WHERE group_member_id = ?", [gmId]) } }
+        let agent = try runningAgent()
+        let (agentConnId, link): (String, ConnectionRequestURI)
+        do { (agentConnId, link) = try await agent.createConnection(mode: .invitation, pqSupport: false, userId: user.userId) } catch {
+            throw Self.agentError(error)
+        }
+        try store.write { db in
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'member', 'new', ?, 1, ?, ?)
+                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
+            try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+        }
+        try await sendToMember(sender.groupMemberId, .grpMemInv(memberId: info.memberId, intro: IntroInvitation(groupConnReq: link.uriString)))
+    }
+
+    /// x.grp.mem.inv (we are the host): the new member's link for an existing member, passed on
+    /// to that member in x.grp.mem.fwd.
+    private func memberInvitationToForward(_ g: GroupInfo, from sender: GroupMember, _ memberId: String, _ intro: IntroInvitation) async throws(ChatError) {
+        guard sender.memberCategory == .invitee else { return reportMessageError(g, "x.grp.mem.inv from a member we did not invite") }
+        guard let to = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }),
+            try store.read({ db in
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_member_intros WHERE re_group_member_id = ? AND to_group_member_id = ?"),
+                                  arguments: [sender.groupMemberId, to.groupMemberId])
+            }) == true,
+            let newId = MemberId(base64url: sender.memberId)
+        else { return reportMessageError(g, "x.grp.mem.inv for a member that was not introduced") }
+        let info = MemberInfo(memberId: newId, memberRole: sender.memberRole, v: Self.chatVRangeText, profile: redacted(sender.memberProfile.profile))
+        try await sendToMember(to.groupMemberId, .grpMemFwd(info, intro: intro))
+        try store.write { db in
+            try db.run("UPDATE group_member_intros SET intro_status = 'fwd' WHERE re_group_member_id = ? AND to_group_member_id = ?",
+                       [sender.groupMemberId, to.groupMemberId])
+        }
+    }
+
+    /// x.grp.mem.fwd (we are an existing member): join the new member's link with our
+    /// x.grp.mem.info.
+    private func memberInvitationForwarded(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, _ intro: IntroInvitation) async throws(ChatError) {
+        try checkHostRole(sender, info)
+        var gmId = try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }?.groupMemberId
+        if gmId == nil {
+            gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
+        }
+        guard let gmId, let ownId = MemberId(base64url: g.membership.memberId) else { return }
+        let agent = try runningAgent()
+        let agentConnId: String
+        let connInfo = try encodeInfo(.grpMemInfo(memberId: ownId, profile: membershipProfile(g)))
+        do {
+            agentConnId = try await agent.joinConnection(link: intro.groupConnReq, connInfo: connInfo,
+                                                        pqSupport: false, userId: user.userId)
+        } catch {
+            throw Self.agentError(error)
+        }
+        try store.write { db in
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'member', 'joined', ?, 1, ?, ?)
+                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
+            try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+        }
+    }
+
+    // MARK: roles, restrictions, removal
+
+    private func memberRoleChanged(user: User, _ g: GroupInfo, by sender: GroupMember, _ memberId: String, _ role: GroupMemberRole) throws(ChatError) {
+        let target: GroupMember? = memberId == g.membership.memberId ? g.membership
+            : try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }
+        guard let target else { return reportMessageError(g, "x.grp.mem.role for an unknown member") }
+        guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {
+            return reportMessageError(g, "x.grp.mem.role with insufficient member permissions")
+        }
+        try store.write { db in try db.run("UPDATE group_members SET member_role = ?, updated_at = ? WHERE group_member_id = ?", [role.rawValue, Self.now, target.groupMemberId]) }
+        let content: RcvGroupEvent = target.memberCategory == .user
+            ? RcvGroupEvent(type: "userRole", fields: .role(role))
+            : RcvGroupEvent(type: "memberRole", fields: .memberRole(groupMemberId: target.groupMemberId, profile: target.memberProfile.profile, role: role))
+        let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: content), text: "changed role of \(target.localDisplayName) to \(role.rawValue)")
+        let updated = try groupInfo(g.groupId)
+        emit(.memberRole(user: user, groupInfo: updated, byMember: sender, member: try member(target.groupMemberId), fromRole: target.memberRole, toRole: role))
+        emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+    }
+
+    private func memberRestricted(user: User, _ g: GroupInfo, by sender: GroupMember, _ memberId: String, blocked: Bool) throws(ChatError) {
+        if memberId == g.membership.memberId { return }
+        guard let target = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
+            return reportMessageError(g, "x.grp.mem.restrict for an unknown member")
+        }
+        guard sender.memberRole >= .moderator, sender.memberRole >= target.memberRole else {
+            return reportMessageError(g, "x.grp.mem.restrict with insufficient member permissions")
+        }
+        try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = ?, updated_at = ? WHERE group_member_id = ?", [blocked, Self.now, target.groupMemberId]) }
+        let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberBlocked", fields: .memberBlocked(groupMemberId: target.groupMemberId, profile: target.memberProfile.profile, blocked: blocked))),
+                                    text: (blocked ? "blocked " : "unblocked ") + target.localDisplayName)
+        emit(.memberBlockedForAll(user: user, groupInfo: try groupInfo(g.groupId), byMember: sender, member: try member(target.groupMemberId), blocked: blocked))
+        emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+    }
+
+    private func memberRemoved(user: User, _ g: GroupInfo, by sender: GroupMember, _ memberId: String, withMessages: Bool) async throws(ChatError) {
+        if memberId == g.membership.memberId {
+            guard sender.memberRole >= .admin, sender.memberRole >= g.membership.memberRole else {
+                return reportMessageError(g, "x.grp.mem.del with insufficient member permissions")
+            }
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userDeleted")), text: "removed you")
+            try await closeGroupConnections(g.groupId, waitForDelivery: 0)
+            try store.write { db in
+                try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, g.groupId])
+            }
+            if withMessages { try moderateMemberItemsOfUser(g.groupId, by: sender) }
+            emit(.deletedMemberUser(user: user, groupInfo: try groupInfo(g.groupId), member: sender, withMessages: withMessages))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+            return
+        }
+        guard let target = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
+            return reportMessageError(g, "x.grp.mem.del for an unknown member")
+        }
+        guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {
+            return reportMessageError(g, "x.grp.mem.del with insufficient member permissions")
+        }
+        for c in try memberConnections(target.groupMemberId) { if let agent { try? await agent.deleteConnection(connId: c) } }
+        try store.write { db in
+            try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, target.groupMemberId])
+            try db.run("DELETE FROM connections WHERE group_member_id = ?", [target.groupMemberId])
+        }
+        if withMessages { try moderateMemberItems(groupId: g.groupId, authorGmId: target.groupMemberId, by: sender) }
+        let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberDeleted", fields: .member(groupMemberId: target.groupMemberId, profile: target.memberProfile.profile))),
+                                    text: "removed \(target.localDisplayName)")
+        emit(.deletedMember(user: user, groupInfo: try groupInfo(g.groupId), byMember: sender, deletedMember: try member(target.groupMemberId), withMessages: withMessages))
+        emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+    }
+
+    private func moderateMemberItemsOfUser(_ groupId: Int64, by: GroupMember) throws(ChatError) {
+        let mark = try json(CIDeleted.moderated(deletedTs: Self.ts(Self.now), byGroupMember: by))
+        try store.write { db in
+            try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND item_sent = 1 AND item_deleted IS NULL", [mark, Self.now, groupId])
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+
+/// Building GroupInfo and GroupMember from the chat database (the user's own membership is a
+/// member row of category `user`; its profile is the user's unless the group is incognito).
+extension ChatController {
+    static let memberSelect = """
+        SELECT m.*, p.profile_id, p.display_name, p.full_name, p.image, p.contact_link, p.local_alias
+        FROM group_members m LEFT JOIN contact_profiles p ON p.profile_id = m.member_profile_id
+        """
+
+    static func groupMember(_ db: Database, _ groupMemberId: Int64) throws -> GroupMember? {
+        guard let r = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_member_id = ?"), arguments: [groupMemberId]) else {
+            return nil
+        }
+        return try groupMember(db, row: r)
+    }
+
+    static func groupMember(_ db: Database, groupId: Int64, memberId: String) throws -> GroupMember? {
+        guard let r = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_id = ?"),
+                                       arguments: [groupId, memberId]) else { return nil }
+        return try groupMember(db, row: r)
+    }
+
+    static func groupMember(_ db: Database, row r: Row) throws -> GroupMember {
+        let gmId: Int64 = r["group_member_id"]
+        let profile: LocalProfile
+        if r["member_profile_id"] as Int64? != nil {
+            profile = Self.profile(r)
+        } else {
+            // Our membership without an incognito profile: the user's own profile.
+            let u = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [r["user_id"] as Int64])
+            profile = LocalProfile(profileId: u?["profile_id"] ?? 0,
+                                   profile: Profile(displayName: u?["display_name"] ?? "", fullName: u?["full_name"] ?? "",
+                                                    image: u?["image"], contactLink: u?["contact_link"]),
+                                   localAlias: "")
+        }
+        let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE group_member_id = ? ORDER BY connection_id DESC LIMIT 1"),
+                                    arguments: [gmId])
+        let invitedBy: InvitedBy
+        if r["invited_by_user"] as Bool {
+            invitedBy = .user
+        } else if let c = r["invited_by_contact_id"] as Int64? {
+            invitedBy = .contact(byContactId: c)
+        } else {
+            invitedBy = .unknown
+        }
+        return GroupMember(
+            groupMemberId: gmId, groupId: r["group_id"], memberId: r["member_id"],
+            memberRole: GroupMemberRole(rawValue: r["member_role"]) ?? .member,
+            memberCategory: GroupMemberCategory(rawValue: r["member_category"]) ?? .pre,
+            memberStatus: GroupMemberStatus(rawValue: r["member_status"]) ?? .unknown,
+            memberSettings: GroupMemberSettings(showMessages: r["show_messages"]), blockedByAdmin: r["blocked_by_admin"],
+            invitedBy: invitedBy, invitedByGroupMemberId: r["invited_by_group_member_id"], localDisplayName: r["local_display_name"],
+            memberProfile: profile, memberContactId: r["contact_id"], memberContactProfileId: profile.profileId,
+            activeConn: conn.map(Self.connection), memberChatVRange: chatVRange,
+            createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+    }
+
+    static let currentStatuses = "('introduced','intro-inv','accepted','announced','connected','complete','creator')"
+
+    static func groupInfo(_ db: Database, _ groupId: Int64) throws -> GroupInfo? {
+        guard let g = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM groups WHERE group_id = ?"), arguments: [groupId]),
+            let mr = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_category = 'user'"), arguments: [groupId])
+        else { return nil }
+        let membership = try groupMember(db, row: mr)
+        let profile = (try? ChatJSON.decode(GroupProfile.self, from: g["group_profile"] as String)) ?? GroupProfile(displayName: g["local_display_name"])
+        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM group_members WHERE group_id = ? AND member_status IN " + currentStatuses),
+                                         arguments: [groupId]) ?? 0
+        let chatTs: Double? = g["chat_ts"]
+        return GroupInfo(
+            groupId: groupId, localDisplayName: g["local_display_name"], groupProfile: profile, localAlias: g["local_alias"],
+            fullGroupPreferences: .merged(profile.groupPreferences), membership: membership,
+            createdAt: ts(g["created_at"]), updatedAt: ts(g["updated_at"]), chatTs: chatTs.map(ts),
+            groupSummary: GroupSummary(currentMembers: current), viaGroupLinkUri: g["via_group_link_uri"])
+    }
+
+    /// The group's other members (not the user), in the order they were added.
+    static func groupMembers(_ db: Database, _ groupId: Int64) throws -> [GroupMember] {
+        try Row.fetchAll(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_category <> 'user' ORDER BY m.group_member_id"),
+                         arguments: [groupId]).map { try groupMember(db, row: $0) }
+    }
+
+    /// The group's link, when it has one.
+    static func groupLink(_ r: Row) -> GroupLink {
+        GroupLink(userContactLinkId: r["group_link_row_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
+                  groupLinkId: r["group_link_id"], acceptMemberRole: GroupMemberRole(rawValue: r["member_role"]) ?? .member)
+    }
+
+    /// A group name not yet used by this user ("team", "team_1", ...).
+    func uniqueGroupName(_ db: Database, userId: Int64, _ name: String) throws -> String {
+        var candidate = name.isEmpty ? "group" : name
+        var n = 0
+        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM groups WHERE user_id = ? AND local_display_name = ?"), arguments: [userId, candidate]) == true {
+            n += 1
+            candidate = "\(name)_\(n)"
+        }
+        return candidate
+    }
+}

@@ -1,0 +1,479 @@
+import Foundation
+import GRDB
+import SMPAgent
+import SimplexFoundation
+
+/// Group commands (COMMANDS.md "Group commands"): creating groups, inviting and joining,
+/// members, roles, blocking, removal, leaving, deleting, profiles and group links.
+extension ChatController {
+    /// The group with its user, or `groupNotFound`.
+    func groupContext(_ groupId: Int64) throws(ChatError) -> (User, GroupInfo) {
+        let found = try store.read { db -> (Int64, GroupInfo)? in
+            guard let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId]),
+                let g = try Self.groupInfo(db, groupId) else { return nil }
+            return (uid, g)
+        }
+        guard let (userId, g) = found else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
+        return (try userById(userId), g)
+    }
+
+    func groupInfo(_ groupId: Int64) throws(ChatError) -> GroupInfo {
+        guard let g = try store.read({ db in try Self.groupInfo(db, groupId) }) else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
+        return g
+    }
+
+    func member(_ groupMemberId: Int64) throws(ChatError) -> GroupMember {
+        guard let m = try store.read({ db in try Self.groupMember(db, groupMemberId) }) else {
+            throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId))
+        }
+        return m
+    }
+
+    /// The checks simplex-chat makes before a user acts in a group (`assertUserGroupRole`).
+    func assertUserRole(_ g: GroupInfo, _ required: GroupMemberRole) throws(ChatError) {
+        let m = g.membership
+        if m.memberRole < required { throw .error(errorType: .groupUserRole(groupInfo: g, requiredRole: required)) }
+        if m.memberStatus == .invited { throw .error(errorType: .groupNotJoined(groupInfo: g)) }
+        if m.memberStatus.isRemoved { throw .error(errorType: .groupMemberUserRemoved) }
+        if !m.memberStatus.isActive { throw .error(errorType: .groupMemberNotActive) }
+    }
+
+    /// What we tell members about ourselves: the group's incognito profile or the user's.
+    func membershipProfile(_ g: GroupInfo) -> Profile {
+        var p = g.membership.memberProfile.profile
+        p.contactLink = nil
+        p.preferences = nil
+        return p
+    }
+
+    /// `/_group <userId>[ incognito=on] <json>`: a new group with the user as its owner.
+    func createGroup(userId: Int64, incognito: Bool, _ profile: GroupProfile) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let valid = Self.validDisplayName(profile.displayName)
+        guard !valid.isEmpty, valid == profile.displayName else {
+            throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
+        }
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        let profileJSON = try json(profile)
+        let groupId = try store.write { db -> Int64 in
+            let name = try self.uniqueGroupName(db, userId: userId, valid)
+            try db.run("INSERT INTO groups (user_id, local_display_name, group_profile, created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?)",
+                       [userId, name, profileJSON, Self.now, Self.now, Self.now])
+            let groupId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
+                  local_display_name, member_profile_id, created_at, updated_at)
+                VALUES (?, ?, ?, 'owner', 'user', 'creator', 1, ?, ?, ?, ?)
+                """, [groupId, userId, MemberId.random().base64url, user.localDisplayName, incognitoId, Self.now, Self.now])
+            return groupId
+        }
+        return .groupCreated(user: user, groupInfo: try groupInfo(groupId))
+    }
+
+    /// `/_add #<groupId> <contactId> <role>`: a member connection for the contact, offered in
+    /// x.grp.inv over our direct connection.
+    func addMember(groupId: Int64, contactId: Int64, role: GroupMemberRole) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        try assertUserRole(g, max(.admin, role))
+        let (_, contact, directConnId) = try contactConnection(contactId)
+        if contact.activeConn?.customUserProfileId != nil { throw .error(errorType: .contactIncognitoCantInvite) }
+        if try store.read({ db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_members WHERE group_id = ? AND member_category = 'user' AND member_profile_id IS NOT NULL"),
+                              arguments: [groupId])
+        }) == true {
+            throw .error(errorType: .groupIncognitoCantInvite)
+        }
+        if let existing = try store.read({ db in
+            try String.fetchOne(db.cachedStatement(sql: """
+                SELECT member_status FROM group_members WHERE group_id = ? AND contact_id = ? AND member_status NOT IN ('rejected','removed','left','deleted')
+                """), arguments: [groupId, contactId])
+        }) {
+            _ = existing
+            throw .error(errorType: .groupDuplicateMember(contactName: contact.localDisplayName))
+        }
+        let agent = try runningAgent()
+        let (agentConnId, link): (String, ConnectionRequestURI)
+        do { (agentConnId, link) = try await agent.createConnection(mode: .invitation, pqSupport: false, userId: user.userId) } catch {
+            throw Self.agentError(error)
+        }
+        let memberId = MemberId.random()
+        let gmId = try store.write { db -> Int64 in
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
+                  local_display_name, member_profile_id, contact_id, created_at, updated_at)
+                VALUES (?, ?, ?, ?, 'invitee', 'invited', 1, ?, ?, ?, ?, ?)
+                """, [groupId, user.userId, memberId.base64url, role.rawValue, contact.localDisplayName, contact.profile.profileId,
+                      contactId, Self.now, Self.now])
+            let gmId = db.lastInsertedRowID
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'member', 'new', ?, 1, ?, ?)
+                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
+            return gmId
+        }
+        guard let from = MemberId(base64url: g.membership.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
+        let invitation = GroupInvitation(
+            fromMember: MemberIdRole(memberId: from, memberRole: g.membership.memberRole),
+            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), connRequest: link.uriString,
+            groupProfile: g.groupProfile, groupSize: Int(g.groupSummary.currentMembers))
+        let shared = SharedMsgId.random()
+        do {
+            _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))
+        } catch {
+            try? store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [gmId]) }
+            if let agent = self.agent { try? await agent.deleteConnection(connId: agentConnId) }
+            throw error
+        }
+        let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: gmId, localDisplayName: g.localDisplayName,
+                                      groupProfile: g.groupProfile, status: .pending)
+        let itemId = try insertItem(userId: user.userId, contactId: contactId, sent: true,
+                                    content: .sndGroupInvitation(groupInvitation: ciInv, memberRole: role),
+                                    text: "invitation to join group \(g.localDisplayName) as \(role.rawValue)", shared: shared.base64url)
+        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+        return .sentGroupInvitation(user: user, groupInfo: try groupInfo(groupId), contact: contact, member: try member(gmId))
+    }
+
+    /// `/_join #<groupId>`: joins the host's member connection with x.grp.acpt.
+    func joinGroup(groupId: Int64) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        guard g.membership.memberStatus == .invited else { throw .errorStore(storeError: .groupAlreadyJoined) }
+        guard let host = try store.read({ db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_members WHERE group_id = ? AND member_category = 'host'"), arguments: [groupId])
+        }), let connReq = host["inv_conn_req"] as String?, let ownId = MemberId(base64url: g.membership.memberId) else {
+            throw .errorStore(storeError: .groupInvitationNotFound)
+        }
+        let hostGmId: Int64 = host["group_member_id"]
+        var hostContact: Contact?
+        if let cid = host["contact_id"] as Int64? {
+            hostContact = try store.read { db in try self.contact(db, cid) }
+            if let c = hostContact, c.activeConn?.connStatus != .ready { throw .error(errorType: .contactNotActive(contact: c)) }
+        }
+        let agent = try runningAgent()
+        let agentConnId: String
+        let connInfo = try encodeInfo(.grpAcpt(memberId: ownId))
+        do {
+            agentConnId = try await agent.joinConnection(link: connReq, connInfo: connInfo, pqSupport: false,
+                                                        userId: user.userId)
+        } catch {
+            throw Self.agentError(error)
+        }
+        try store.write { db in
+            try db.run("""
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
+                VALUES (?, ?, 'member', 'joined', ?, 1, ?, ?)
+                """, [user.userId, agentConnId, hostGmId, Self.now, Self.now])
+            try db.run("UPDATE group_members SET member_status = 'accepted', updated_at = ? WHERE group_id = ? AND member_category IN ('user', 'host')",
+                       [Self.now, groupId])
+        }
+        if let c = hostContact { try setInvitationStatus(contactId: c.contactId, groupId: groupId, .accepted) }
+        return .userAcceptedGroupSent(user: user, groupInfo: try groupInfo(groupId), hostContact: hostContact)
+    }
+
+    /// The invitation item in the direct chat follows the invitation (pending → accepted/rejected).
+    func setInvitationStatus(contactId: Int64, groupId: Int64, _ status: CIGroupInvitationStatus) throws(ChatError) {
+        let rows = try store.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, item_content FROM chat_items WHERE contact_id = ? AND item_content LIKE '%GroupInvitation%'"),
+                             arguments: [contactId])
+        }
+        for r in rows {
+            guard let content = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String) else { continue }
+            let updated: CIContent
+            switch content {
+            case .rcvGroupInvitation(var inv, let role) where inv.groupId == groupId:
+                inv.status = status
+                updated = .rcvGroupInvitation(groupInvitation: inv, memberRole: role)
+            case .sndGroupInvitation(var inv, let role) where inv.groupId == groupId:
+                inv.status = status
+                updated = .sndGroupInvitation(groupInvitation: inv, memberRole: role)
+            default: continue
+            }
+            let j = try json(updated)
+            try store.write { db in try db.run("UPDATE chat_items SET item_content = ?, updated_at = ? WHERE chat_item_id = ?", [j, Self.now, r["chat_item_id"] as Int64]) }
+        }
+    }
+
+    func listMembers(groupId: Int64) throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let members = try store.read { db in try Self.groupMembers(db, groupId) }
+        return .groupMembers(user: user, group: Group(groupInfo: g, members: members))
+    }
+
+    func listGroups(userId: Int64, contactId: Int64?, search: String?) throws(ChatError) -> ChatResponse {
+        let user = try userById(userId)
+        let groups = try store.read { db -> [GroupInfo] in
+            var sql = "SELECT g.group_id FROM groups g WHERE g.user_id = ?"
+            var args: StatementArguments = [userId]
+            if let contactId {
+                sql += " AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = g.group_id AND m.contact_id = ?)"
+                _ = args.append(contentsOf: [contactId])
+            }
+            if let search, !search.isEmpty {
+                sql += " AND g.local_display_name LIKE ?"
+                _ = args.append(contentsOf: ["%\(search)%"])
+            }
+            return try Int64.fetchAll(db.cachedStatement(sql: sql + " ORDER BY g.group_id"), arguments: args).compactMap { try Self.groupInfo(db, $0) }
+        }
+        return .groupsList(user: user, groups: groups)
+    }
+
+    /// Members named in a command, all of this group and none of them the user.
+    func selectedMembers(_ g: GroupInfo, _ ids: [Int64]) throws(ChatError) -> [GroupMember] {
+        var out: [GroupMember] = []
+        for id in ids {
+            guard let m = try store.read({ db in try Self.groupMember(db, id) }), m.groupId == g.groupId else {
+                throw .error(errorType: .groupMemberNotFound)
+            }
+            if m.memberCategory == .user { throw .error(errorType: .commandError(message: "can't change role for self")) }
+            out.append(m)
+        }
+        return out
+    }
+
+    /// `/_member role #<groupId> <ids> <role>`: x.grp.mem.role to all current members.
+    func changeMembersRole(groupId: Int64, _ ids: [Int64], _ role: GroupMemberRole) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let selected = try selectedMembers(g, ids)
+        if selected.count > 1, role >= .admin || selected.contains(where: { $0.memberRole >= .admin }) {
+            throw .error(errorType: .commandError(message: "can't change role of multiple members when admins selected, or new role is admin"))
+        }
+        try assertUserRole(g, max(.admin, max(role, selected.map(\.memberRole).max() ?? .observer)))
+        if selected.contains(where: { $0.memberStatus == .invited }) {
+            throw .error(errorType: .commandError(message: "can't change role of invited members"))
+        }
+        var items: [AChatItem] = []
+        for m in selected where m.memberRole != role {
+            guard let mid = MemberId(base64url: m.memberId) else { continue }
+            await sendGroupEvent(groupId, .grpMemRole(memberId: mid, role: role))
+            try store.write { db in try db.run("UPDATE group_members SET member_role = ?, updated_at = ? WHERE group_member_id = ?", [role.rawValue, Self.now, m.groupMemberId]) }
+            let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
+                                        content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberRole", fields: .memberRole(groupMemberId: m.groupMemberId, profile: m.memberProfile.profile, role: role))),
+                                        text: "changed role of \(m.localDisplayName) to \(role.rawValue)")
+            items.append(try groupItem(groupId, itemId))
+        }
+        if !items.isEmpty { emit(.newChatItems(user: user, chatItems: items)) }
+        let updated = try selected.map { m throws(ChatError) in try member(m.groupMemberId) }
+        return .membersRoleUser(user: user, groupInfo: try groupInfo(groupId), members: updated, toRole: role)
+    }
+
+    /// `/_block #<groupId> <ids> blocked=on|off`: blocked for all by a moderator (x.grp.mem.restrict).
+    func blockMembersForAll(groupId: Int64, _ ids: [Int64], blocked: Bool) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let selected = try selectedMembers(g, ids)
+        if selected.count > 1, selected.contains(where: { $0.memberRole >= .admin }) {
+            throw .error(errorType: .commandError(message: "can't block/unblock multiple members when admins selected"))
+        }
+        try assertUserRole(g, max(.moderator, selected.map(\.memberRole).max() ?? .observer))
+        var items: [AChatItem] = []
+        let excluded = Set(selected.map(\.groupMemberId))
+        for m in selected where m.blockedByAdmin != blocked {
+            guard let mid = MemberId(base64url: m.memberId) else { continue }
+            await sendGroupEvent(groupId, .grpMemRestrict(memberId: mid, restrictions: MemberRestrictions(restriction: blocked ? .blocked : .unrestricted)),
+                                 excluding: excluded)
+            try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = ?, updated_at = ? WHERE group_member_id = ?", [blocked, Self.now, m.groupMemberId]) }
+            let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
+                                        content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberBlocked", fields: .memberBlocked(groupMemberId: m.groupMemberId, profile: m.memberProfile.profile, blocked: blocked))),
+                                        text: (blocked ? "blocked " : "unblocked ") + m.localDisplayName)
+            items.append(try groupItem(groupId, itemId))
+        }
+        if !items.isEmpty { emit(.newChatItems(user: user, chatItems: items)) }
+        let updated = try selected.map { m throws(ChatError) in try member(m.groupMemberId) }
+        return .membersBlockedForAllUser(user: user, groupInfo: try groupInfo(groupId), members: updated, blocked: blocked)
+    }
+
+    /// `/_member settings #<groupId> <id> <json>`: `showMessages: false` hides a member's messages
+    /// for us only (nothing is sent).
+    func setMemberSettings(groupId: Int64, groupMemberId: Int64, _ settings: GroupMemberSettings) throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let m = try member(groupMemberId)
+        guard m.groupId == g.groupId, m.memberCategory != .user else { throw .error(errorType: .groupMemberNotFound) }
+        try store.write { db in
+            try db.run("UPDATE group_members SET show_messages = ?, updated_at = ? WHERE group_member_id = ?", [settings.showMessages, Self.now, groupMemberId])
+        }
+        return .cmdOk(user_: user)
+    }
+
+    /// `/_remove #<groupId> <ids>[ messages=on]`: x.grp.mem.del to all current members (the
+    /// removed ones included); invitations not yet accepted are simply withdrawn.
+    func removeMembers(groupId: Int64, _ ids: [Int64], withMessages: Bool) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let selected = try selectedMembers(g, ids)
+        if selected.count > 1, selected.contains(where: { $0.memberRole >= .admin }) {
+            throw .error(errorType: .commandError(message: "can't remove multiple members when admins selected"))
+        }
+        try assertUserRole(g, max(.admin, selected.map(\.memberRole).max() ?? .observer))
+        var items: [AChatItem] = []
+        for m in selected {
+            let conns = try memberConnections(m.groupMemberId)
+            if m.memberStatus == .invited {
+                for c in conns { if let agent { try? await agent.deleteConnection(connId: c) } }
+                try store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [m.groupMemberId]) }
+                continue
+            }
+            guard let mid = MemberId(base64url: m.memberId) else { continue }
+            await sendGroupEvent(groupId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
+            for c in conns { if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: 3) } }
+            try store.write { db in
+                try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, m.groupMemberId])
+                try db.run("DELETE FROM connections WHERE group_member_id = ?", [m.groupMemberId])
+            }
+            if withMessages { try moderateMemberItems(groupId: groupId, authorGmId: m.groupMemberId, by: g.membership) }
+            let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
+                                        content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberDeleted", fields: .member(groupMemberId: m.groupMemberId, profile: m.memberProfile.profile))),
+                                        text: "removed \(m.localDisplayName)")
+            items.append(try groupItem(groupId, itemId))
+        }
+        if !items.isEmpty { emit(.newChatItems(user: user, chatItems: items)) }
+        let updated = try store.read { db in try selected.compactMap { try Self.groupMember(db, $0.groupMemberId) } }
+        return .userDeletedMembers(user: user, groupInfo: try groupInfo(groupId), members: updated.isEmpty ? selected : updated, withMessages: withMessages)
+    }
+
+    func memberConnections(_ groupMemberId: Int64) throws(ChatError) -> [String] {
+        try store.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE group_member_id = ?"), arguments: [groupMemberId])
+        }
+    }
+
+    /// Every member connection of a group and its link, closed (leaving, deleting, being removed).
+    func closeGroupConnections(_ groupId: Int64, waitForDelivery: Double) async throws(ChatError) {
+        let conns = try store.read { db in
+            try String.fetchAll(db.cachedStatement(sql: """
+                SELECT c.agent_conn_id FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id WHERE m.group_id = ?
+                UNION ALL SELECT agent_conn_id FROM group_links WHERE group_id = ?
+                """), arguments: [groupId, groupId])
+        }
+        for c in conns { if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: waitForDelivery) } }
+        try store.write { db in
+            try db.run("DELETE FROM connections WHERE group_member_id IN (SELECT group_member_id FROM group_members WHERE group_id = ?)", [groupId])
+            try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId])
+        }
+    }
+
+    /// `/_leave #<groupId>`: x.grp.leave to all, then our member connections are closed.
+    func leaveGroup(groupId: Int64) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        if g.membership.memberStatus.isRemoved { throw .error(errorType: .groupMemberUserRemoved) }
+        await sendGroupEvent(groupId, .grpLeave)
+        let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
+                                    content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "userLeft")), text: "left")
+        try await closeGroupConnections(groupId, waitForDelivery: 3)
+        try store.write { db in
+            try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, groupId])
+        }
+        emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+        return .leftMemberUser(user: user, groupInfo: try groupInfo(groupId))
+    }
+
+    /// `/_delete #<groupId>`: an owner deletes the group for everyone (x.grp.del); a member who
+    /// is no longer in the group deletes its local copy.
+    func deleteGroup(groupId: Int64) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        let current = g.membership.memberStatus.isCurrent
+        if current && g.membership.memberRole < .owner && g.membership.memberStatus != .invited {
+            throw .error(errorType: .groupUserRole(groupInfo: g, requiredRole: .owner))
+        }
+        if g.membership.memberRole == .owner && g.membership.memberStatus.isActive {
+            await sendGroupEvent(groupId, .grpDel)
+        }
+        try await closeGroupConnections(groupId, waitForDelivery: 3)
+        if let host = try store.read({ db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT contact_id FROM group_members WHERE group_id = ? AND member_category = 'host'"), arguments: [groupId])
+        }), g.membership.memberStatus == .invited {
+            try setInvitationStatus(contactId: host, groupId: groupId, .rejected)
+        }
+        try store.write { db in
+            try db.run("DELETE FROM chat_items WHERE group_id = ?", [groupId])
+            try db.run("DELETE FROM groups WHERE group_id = ?", [groupId])
+        }
+        return .groupDeletedUser(user: user, groupInfo: g)
+    }
+
+    /// `/_group_profile #<groupId> <json>`: owners only; x.grp.info to all.
+    func updateGroupProfile(groupId: Int64, _ profile: GroupProfile) async throws(ChatError) -> ChatResponse {
+        let (user, from) = try groupContext(groupId)
+        try assertUserRole(from, .owner)
+        let valid = Self.validDisplayName(profile.displayName)
+        guard !valid.isEmpty, valid == profile.displayName else {
+            throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
+        }
+        let j = try json(profile)
+        try store.write { db in
+            let name = profile.displayName == from.groupProfile.displayName
+                ? from.localDisplayName : try self.uniqueGroupName(db, userId: user.userId, valid)
+            try db.run("UPDATE groups SET group_profile = ?, local_display_name = ?, updated_at = ? WHERE group_id = ?", [j, name, Self.now, groupId])
+        }
+        await sendGroupEvent(groupId, .grpInfo(profile))
+        if from.groupProfile.displayName != profile.displayName || from.groupProfile.fullName != profile.fullName
+            || from.groupProfile.description != profile.description || from.groupProfile.image != profile.image {
+            let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
+                                        content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "groupUpdated", fields: .groupProfile(profile))),
+                                        text: "updated group profile")
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+        }
+        return .groupUpdated(user: user, fromGroup: from, toGroup: try groupInfo(groupId), member_: nil)
+    }
+
+    // MARK: group links
+
+    /// `/_create link #<groupId>[ <role>]`: a contact address whose `data` carries the group
+    /// link ID; requests to it become members, not contacts.
+    func createGroupLink(groupId: Int64, role: GroupMemberRole) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        try assertUserRole(g, .admin)
+        if role > .member { throw .error(errorType: .groupMemberInitialRole(groupInfo: g, initialRole: role)) }
+        if try store.read({ db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_links WHERE group_id = ?"), arguments: [groupId]) }) == true {
+            throw .errorStore(storeError: .duplicateGroupLink(groupInfo: g))
+        }
+        let agent = try runningAgent()
+        let (agentConnId, plain): (String, ConnectionRequestURI)
+        do { (agentConnId, plain) = try await agent.createConnection(mode: .contact, pqSupport: false, userId: user.userId) } catch {
+            throw Self.agentError(error)
+        }
+        let linkId = Base64URL.encode(SecureRandom.bytes(16), padded: true)
+        let link: ConnectionRequestURI
+        do {
+            link = try ConnectionRequestURI(mode: .contact, scheme: plain.scheme, agentVersions: plain.agentVersions, queues: plain.queues,
+                                            e2eParams: nil, clientData: #"{"groupLinkId":"\#(linkId)"}"#)
+        } catch {
+            throw .error(errorType: .groupInternal(message: "group link: \(error)"))
+        }
+        let row = try store.write { db -> Row? in
+            try db.run("""
+                INSERT INTO group_links (group_id, user_id, agent_conn_id, conn_link, group_link_id, member_role, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, [groupId, user.userId, agentConnId, link.uriString, linkId, role.rawValue, Self.now])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE group_id = ?"), arguments: [groupId])
+        }
+        guard let row else { throw .error(errorType: .groupInternal(message: "group link not stored")) }
+        return .groupLinkCreated(user: user, groupInfo: g, groupLink: Self.groupLink(row))
+    }
+
+    func groupLinkRow(_ g: GroupInfo) throws(ChatError) -> Row {
+        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE group_id = ?"), arguments: [g.groupId]) }) else {
+            throw .errorStore(storeError: .groupLinkNotFound(groupInfo: g))
+        }
+        return r
+    }
+
+    func getGroupLink(groupId: Int64) throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        return .groupLink(user: user, groupInfo: g, groupLink: Self.groupLink(try groupLinkRow(g)))
+    }
+
+    func setGroupLinkRole(groupId: Int64, _ role: GroupMemberRole) throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        try assertUserRole(g, .admin)
+        if role > .member { throw .error(errorType: .groupMemberInitialRole(groupInfo: g, initialRole: role)) }
+        _ = try groupLinkRow(g)
+        try store.write { db in try db.run("UPDATE group_links SET member_role = ? WHERE group_id = ?", [role.rawValue, groupId]) }
+        return .groupLink(user: user, groupInfo: g, groupLink: Self.groupLink(try groupLinkRow(g)))
+    }
+
+    func deleteGroupLink(groupId: Int64) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        try assertUserRole(g, .admin)
+        let r = try groupLinkRow(g)
+        if let agent { try? await agent.deleteConnection(connId: r["agent_conn_id"]) }
+        try store.write { db in try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId]) }
+        return .groupLinkDeleted(user: user, groupInfo: g)
+    }
+}
