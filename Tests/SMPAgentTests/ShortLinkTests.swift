@@ -214,6 +214,41 @@ final class ShortLinkTests: XCTestCase {
         await relay.stop()
     }
 
+    /// The owner's link credentials and the relay's link data survive restarts of both: after
+    /// them Alice updates her data and Bob resolves the new data under the same short link.
+    func testShortLinkSurvivesAgentAndRelayRestarts() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+        let created = try await alice.agent.createConnection(mode: .contact, userLinkData: Array("v1".utf8))
+        let sl = try XCTUnwrap(created.shortLink)
+        await relay.stop()
+        try await relay.start()
+        try await alice.restart()
+        let (_, d1) = try await bob.agent.getConnShortLink(sl)
+        XCTAssertEqual(d1, Array("v1".utf8))
+        let same = try await alice.agent.setConnShortLink(connId: created.connId, userData: Array("v2".utf8))
+        XCTAssertEqual(same, sl)
+        let (full, d2) = try await bob.agent.getConnShortLink(sl)
+        XCTAssertEqual(d2, Array("v2".utf8))
+        XCTAssertEqual(full, created.link)
+        // Deleting the connection deletes the queue and with it the link data.
+        try await alice.agent.deleteConnection(connId: created.connId)
+        do {
+            _ = try await bob.agent.getConnShortLink(sl)
+            XCTFail("the link of a deleted address must not resolve")
+        } catch let e {
+            guard case .connection(.notFound, _) = e else { return XCTFail("\(e)") }
+        }
+        await alice.stop()
+        await bob.stop()
+        await relay.stop()
+    }
+
     /// Link data encodings: round trips and simplexmq's byte layout of the small pieces.
     func testLinkDataEncodings() throws {
         XCTAssertEqual(try ConnLinkData.invitation(agentVersions: VersionRange(7), userData: [1]).encoded(),
