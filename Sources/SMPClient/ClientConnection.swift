@@ -17,6 +17,8 @@ final class ClientConnection: Sendable {
         let entityId: [UInt8]
         let command: SMPCommand
         let key: PrivateAuthKey?
+        /// A caller-chosen corrId (NEW with link data: the sender ID is its hash); random if nil.
+        var corrId: [UInt8]? = nil
         /// SUB and ACK may be answered with MSG, which is also an event.
         var answerIsEvent: Bool {
             switch command {
@@ -51,7 +53,7 @@ final class ClientConnection: Sendable {
         transmissions.reserveCapacity(commands.count)
         for c in commands {
             do {
-                let corrId = SecureRandom.bytes(RawTransmission.corrIdLength)
+                let corrId = c.corrId ?? SecureRandom.bytes(RawTransmission.corrIdLength)
                 let body = try c.command.smpEncoded()
                 var auth: [UInt8] = []
                 if let key = c.key {

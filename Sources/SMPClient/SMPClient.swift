@@ -16,6 +16,8 @@ public struct CreatedQueue: Sendable {
     public let senderId: [UInt8]
     public let rcvDhSecret: [UInt8]
     public let senderCanSecure: Bool
+    /// The short link's ID when the queue was created with link data.
+    public let linkId: [UInt8]?
 }
 
 /// Client of one SMP relay: one TLS connection multiplexing any number of queues, commands as
@@ -74,12 +76,20 @@ public final class SMPClient: Sendable {
     // MARK: recipient commands
 
     /// NEW: creates a queue; with `subscribe` the queue's messages start arriving as events.
+    /// With `queueData` the queue is created with its short link data; its sender ID must be
+    /// `QueueRequestData.senderId(corrId:)` of the `corrId` passed here.
     public func createQueue(recipientKey: PrivateAuthKey, dhKey: X25519PrivateKey, subscribe: Bool = true,
-                            senderCanSecure: Bool = true, basicAuth: [UInt8]? = nil) async throws(SMPClientError) -> CreatedQueue {
+                            senderCanSecure: Bool = true, basicAuth: [UInt8]? = nil,
+                            queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil) async throws(SMPClientError) -> CreatedQueue {
         let req = NewQueueRequest(recipientAuthKey: recipientKey.publicKey.x509Encoded, recipientDhKey: dhKey.publicKey.x509Encoded,
-                                  basicAuth: basicAuth, subscribe: subscribe, senderCanSecure: senderCanSecure)
-        let r = try await command([], .new(req), key: recipientKey)
+                                  basicAuth: basicAuth, subscribe: subscribe, senderCanSecure: senderCanSecure, queueData: queueData)
+        let results = await batch([ClientConnection.Command(entityId: [], command: .new(req), key: recipientKey, corrId: corrId)])
+        let r = try results[0].get()
         guard case .ids(let ids) = r else { throw .unexpectedResponse(r.tag) }
+        if let queueData {
+            guard ids.senderId == queueData.senderId, ids.linkId != nil else { throw .unexpectedResponse("IDS does not match the link data") }
+            if case .contact(let lid, _, _) = queueData, ids.linkId != lid { throw .unexpectedResponse("IDS with another link ID") }
+        }
         let secret: [UInt8]
         do {
             secret = try CryptoBox.sharedKey(publicKey: try X25519PublicKey(x509Encoded: ids.serverDhKey), privateKey: dhKey).rawRepresentation
@@ -89,7 +99,35 @@ public final class SMPClient: Sendable {
         if subscribe {
             state.withLockedValue { $0.subscriptions[ids.recipientId] = Subscription(key: recipientKey, rcvDhSecret: secret) }
         }
-        return CreatedQueue(recipientId: ids.recipientId, senderId: ids.senderId, rcvDhSecret: secret, senderCanSecure: ids.senderCanSecure)
+        return CreatedQueue(recipientId: ids.recipientId, senderId: ids.senderId, rcvDhSecret: secret, senderCanSecure: ids.senderCanSecure,
+                            linkId: ids.linkId)
+    }
+
+    // MARK: short links
+
+    /// LSET: sets the queue's short link data, or replaces its user part (same link ID and fixed data).
+    public func setLink(recipientId: [UInt8], key: PrivateAuthKey, linkId: [UInt8], data: QueueLinkData) async throws(SMPClientError) {
+        try expectOK(try await command(recipientId, .lset(linkId: linkId, data: data), key: key))
+    }
+
+    /// LDEL: deletes the queue's short link data.
+    public func deleteLink(recipientId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError) {
+        try expectOK(try await command(recipientId, .ldel, key: key))
+    }
+
+    /// LKEY: secures the invitation queue behind `linkId` with `key` and returns its sender ID
+    /// and link data. Repeating it with the same key returns the data again.
+    public func secureGetLink(linkId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError) -> (senderId: [UInt8], data: QueueLinkData) {
+        let r = try await command(linkId, .lkey(senderKey: key.publicKey.x509Encoded), key: key)
+        guard case .lnk(let sid, let data) = r else { throw .unexpectedResponse(r.tag) }
+        return (sid, data)
+    }
+
+    /// LGET: the contact address queue's sender ID and link data (no authorization).
+    public func getLink(linkId: [UInt8]) async throws(SMPClientError) -> (senderId: [UInt8], data: QueueLinkData) {
+        let r = try await command(linkId, .lget, key: nil)
+        guard case .lnk(let sid, let data) = r else { throw .unexpectedResponse(r.tag) }
+        return (sid, data)
     }
 
     /// SUB: the first waiting message (if any) arrives as an event; the queue is re-subscribed

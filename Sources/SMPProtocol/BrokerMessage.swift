@@ -7,12 +7,19 @@ public struct QueueIDs: Sendable, Hashable {
     /// The server's X25519 key (x509) for the server-to-recipient crypto_box of MSG bodies.
     public var serverDhKey: [UInt8]
     public var senderCanSecure: Bool
+    /// The short link's ID, when the queue was created with link data.
+    public var linkId: [UInt8]?
+    /// Encode the tail in simplexmq's v15 form (`Maybe QueueMode`, `Maybe LinkId`) rather than
+    /// the v9 `sndSecure` flag: the relay answers a NEW in the form the NEW used.
+    public var linkForm: Bool
 
-    public init(recipientId: [UInt8], senderId: [UInt8], serverDhKey: [UInt8], senderCanSecure: Bool) {
+    public init(recipientId: [UInt8], senderId: [UInt8], serverDhKey: [UInt8], senderCanSecure: Bool, linkId: [UInt8]? = nil, linkForm: Bool = false) {
         self.recipientId = recipientId
         self.senderId = senderId
         self.serverDhKey = serverDhKey
         self.senderCanSecure = senderCanSecure
+        self.linkId = linkId
+        self.linkForm = linkForm || linkId != nil
     }
 }
 
@@ -29,6 +36,8 @@ public enum BrokerMessage: Sendable, Hashable {
     case ok
     case err(ErrorType)
     case pong
+    /// Short link data (answer to LKEY and LGET): the queue's sender ID and the encrypted data.
+    case lnk(senderId: [UInt8], data: QueueLinkData)
 
     public var tag: String {
         switch self {
@@ -41,6 +50,7 @@ public enum BrokerMessage: Sendable, Hashable {
         case .ok: "OK"
         case .err: "ERR"
         case .pong: "PONG"
+        case .lnk: "LNK"
         }
     }
 }
@@ -53,7 +63,13 @@ extension BrokerMessage: SMPEncodable, SMPDecodable {
             try e.shortString(q.recipientId)
             try e.shortString(q.senderId)
             try e.shortString(q.serverDhKey)
-            e.bool(q.senderCanSecure)
+            if q.linkForm {
+                e.byte(UInt8(ascii: "1"))
+                e.byte(q.senderCanSecure ? UInt8(ascii: "M") : UInt8(ascii: "C"))
+                try e.optional(q.linkId) { try $0.shortString($1) }
+            } else {
+                e.bool(q.senderCanSecure)
+            }
         case .msg(let id, let body):
             e.ascii("MSG ")
             try e.shortString(id)
@@ -75,6 +91,10 @@ extension BrokerMessage: SMPEncodable, SMPDecodable {
             e.ascii("ERR ")
             try t.encode(into: &e)
         case .pong: e.ascii("PONG")
+        case .lnk(let sid, let data):
+            e.ascii("LNK ")
+            try e.shortString(sid)
+            try data.encode(into: &e)
         }
     }
 
@@ -86,8 +106,18 @@ extension BrokerMessage: SMPEncodable, SMPDecodable {
             let r = try d.shortString()
             let s = try d.shortString()
             let dh = try d.shortString()
-            let ss = d.isAtEnd ? false : try d.bool()
-            self = .ids(QueueIDs(recipientId: r, senderId: s, serverDhKey: dh, senderCanSecure: ss))
+            switch d.peek() {
+            case nil:
+                self = .ids(QueueIDs(recipientId: r, senderId: s, serverDhKey: dh, senderCanSecure: false))
+            case UInt8(ascii: "0"), UInt8(ascii: "1"):
+                // v15 form: Maybe QueueMode, Maybe LinkId
+                let mode = try d.optional { try QueueMode.decode(from: &$0) }
+                let linkId = try d.optional { try $0.shortString() }
+                self = .ids(QueueIDs(recipientId: r, senderId: s, serverDhKey: dh, senderCanSecure: mode == .messaging,
+                                     linkId: linkId, linkForm: true))
+            default:
+                self = .ids(QueueIDs(recipientId: r, senderId: s, serverDhKey: dh, senderCanSecure: try d.bool()))
+            }
         case "MSG":
             try d.expect(" ")
             let id = try d.shortString()
@@ -109,6 +139,10 @@ extension BrokerMessage: SMPEncodable, SMPDecodable {
             try d.expect(" ")
             self = .err(try ErrorType(from: &d))
         case "PONG": self = .pong
+        case "LNK":
+            try d.expect(" ")
+            let sid = try d.shortString()
+            self = .lnk(senderId: sid, data: try QueueLinkData.decode(from: &d))
         default: throw DecodingError.invalid("unknown response \(tag.prefix(16))")
         }
     }

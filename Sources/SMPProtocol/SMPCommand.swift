@@ -22,25 +22,93 @@ public struct MsgFlags: Sendable, Hashable {
 
 /// `NEW` parameters: the recipient's command key, its DH key for server-to-recipient encryption,
 /// optional basic auth, whether to subscribe at once, and whether the sender may secure the queue.
+///
+/// The last field has two wire forms, told apart by their first byte: the v9 form is
+/// `sndSecure` ("T"/"F"); the link form is simplexmq's v15 `Maybe QueueReqData` ("0", or "1" then
+/// "M"/"C" and the optional link data). The link form is used when `queueData` is set (a queue
+/// created with its short link) or `linkForm` is true; the IDS answer then uses the v15 form too.
 public struct NewQueueRequest: Sendable, Hashable {
     public var recipientAuthKey: [UInt8]
     public var recipientDhKey: [UInt8]
     public var basicAuth: [UInt8]?
     public var subscribe: Bool
     public var senderCanSecure: Bool
+    /// Short link data to store with the new queue; its mode decides `senderCanSecure`.
+    public var queueData: QueueRequestData?
+    /// Whether the request is (to be) encoded in the link form.
+    public var linkForm: Bool
 
-    public init(recipientAuthKey: [UInt8], recipientDhKey: [UInt8], basicAuth: [UInt8]? = nil, subscribe: Bool = true, senderCanSecure: Bool = true) {
+    public init(recipientAuthKey: [UInt8], recipientDhKey: [UInt8], basicAuth: [UInt8]? = nil, subscribe: Bool = true, senderCanSecure: Bool = true,
+                queueData: QueueRequestData? = nil, linkForm: Bool = false) {
         self.recipientAuthKey = recipientAuthKey
         self.recipientDhKey = recipientDhKey
         self.basicAuth = basicAuth
         self.subscribe = subscribe
-        self.senderCanSecure = senderCanSecure
+        self.senderCanSecure = queueData.map { $0.mode == .messaging } ?? senderCanSecure
+        self.queueData = queueData
+        self.linkForm = linkForm || queueData != nil
+    }
+
+    func encodeQueueData(into e: inout SMPEncoder) throws {
+        guard linkForm else {
+            e.bool(senderCanSecure)
+            return
+        }
+        e.byte(UInt8(ascii: "1"))
+        switch queueData {
+        case nil:
+            e.byte(senderCanSecure ? UInt8(ascii: "M") : UInt8(ascii: "C"))
+            e.byte(UInt8(ascii: "0"))
+        case .messaging(let sid, let data)?:
+            e.ascii("M1")
+            try e.shortString(sid)
+            try data.encode(into: &e)
+        case .contact(let lid, let sid, let data)?:
+            e.ascii("C1")
+            try e.shortString(lid)
+            try e.shortString(sid)
+            try data.encode(into: &e)
+        }
+    }
+
+    /// Reads either form of the last field (absent means v8 and earlier: no sender securing).
+    static func decodeQueueData(from d: inout SMPDecoder) throws -> (senderCanSecure: Bool, queueData: QueueRequestData?, linkForm: Bool) {
+        guard let first = d.peek() else { return (false, nil, false) }
+        switch first {
+        case UInt8(ascii: "T"), UInt8(ascii: "F"):
+            return (try d.bool(), nil, false)
+        case UInt8(ascii: "0"):
+            _ = try d.byte()
+            return (false, nil, true)
+        case UInt8(ascii: "1"):
+            _ = try d.byte()
+            let mode = try QueueMode.decode(from: &d)
+            let hasLink: Bool
+            switch try d.byte() {
+            case UInt8(ascii: "0"): hasLink = false
+            case UInt8(ascii: "1"): hasLink = true
+            case let b: throw DecodingError.invalid("bad maybe tag \(b)")
+            }
+            guard hasLink else { return (mode == .messaging, nil, true) }
+            switch mode {
+            case .messaging:
+                let sid = try d.shortString()
+                return (true, .messaging(senderId: sid, data: try QueueLinkData.decode(from: &d)), true)
+            case .contact:
+                let lid = try d.shortString()
+                let sid = try d.shortString()
+                return (false, .contact(linkId: lid, senderId: sid, data: try QueueLinkData.decode(from: &d)), true)
+            }
+        case let b:
+            throw DecodingError.invalid("bad queue request data \(b)")
+        }
     }
 }
 
 /// Who may send a command, which decides which queue ID it must carry and which key authorizes it.
 public enum SMPParty: Sendable {
-    case creator, recipient, sender, notifier, anyone
+    /// `linkClient`: whoever holds a short link (LKEY, LGET), addressed by the link ID.
+    case creator, recipient, sender, notifier, anyone, linkClient
 }
 
 /// Client commands of the spec (`smpCommand` minus proxy commands, which this relay does not offer).
@@ -60,14 +128,24 @@ public enum SMPCommand: Sendable, Hashable {
     case send(flags: MsgFlags, body: [UInt8])
     case ping
     case nsub
+    /// Sets (or replaces the user part of) the queue's short link data.
+    case lset(linkId: [UInt8], data: QueueLinkData)
+    /// Deletes the queue's short link data.
+    case ldel
+    /// Secures a messaging queue found by link ID with the sender key and returns its link data
+    /// (a 1-time invitation short link: only the first resolver succeeds).
+    case lkey(senderKey: [UInt8])
+    /// Returns a contact queue's link data, found by link ID; no authorization.
+    case lget
 
     public var party: SMPParty {
         switch self {
         case .new: .creator
-        case .sub, .key, .nkey, .ndel, .get, .ack, .off, .del, .que: .recipient
+        case .sub, .key, .nkey, .ndel, .get, .ack, .off, .del, .que, .lset, .ldel: .recipient
         case .skey, .send: .sender
         case .nsub: .notifier
         case .ping: .anyone
+        case .lkey, .lget: .linkClient
         }
     }
 
@@ -88,6 +166,10 @@ public enum SMPCommand: Sendable, Hashable {
         case .send: "SEND"
         case .ping: "PING"
         case .nsub: "NSUB"
+        case .lset: "LSET"
+        case .ldel: "LDEL"
+        case .lkey: "LKEY"
+        case .lget: "LGET"
         }
     }
 }
@@ -101,7 +183,7 @@ extension SMPCommand: SMPEncodable {
             try e.shortString(r.recipientDhKey)
             try e.optional(r.basicAuth) { try $0.shortString($1) }
             e.byte(r.subscribe ? UInt8(ascii: "S") : UInt8(ascii: "C"))
-            e.bool(r.senderCanSecure)
+            try r.encodeQueueData(into: &e)
         case .sub: e.ascii("SUB")
         case .key(let k):
             e.ascii("KEY ")
@@ -128,6 +210,15 @@ extension SMPCommand: SMPEncodable {
             e.raw(body)
         case .ping: e.ascii("PING")
         case .nsub: e.ascii("NSUB")
+        case .lset(let lid, let data):
+            e.ascii("LSET ")
+            try e.shortString(lid)
+            try data.encode(into: &e)
+        case .ldel: e.ascii("LDEL")
+        case .lkey(let k):
+            e.ascii("LKEY ")
+            try e.shortString(k)
+        case .lget: e.ascii("LGET")
         }
     }
 }
@@ -149,8 +240,9 @@ extension SMPCommand: SMPDecodable {
                 case UInt8(ascii: "C"): sub = false
                 default: throw DecodingError.invalid("bad subscribe mode")
                 }
-                let sndSecure = d.isAtEnd ? false : try d.bool()
-                self = .new(NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, senderCanSecure: sndSecure))
+                let (sndSecure, queueData, linkForm) = try NewQueueRequest.decodeQueueData(from: &d)
+                self = .new(NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, senderCanSecure: sndSecure,
+                                            queueData: queueData, linkForm: linkForm))
             case "SUB": self = .sub
             case "KEY":
                 try d.expect(" ")
@@ -176,6 +268,16 @@ extension SMPCommand: SMPDecodable {
                 self = .send(flags: flags, body: d.rest())
             case "PING": self = .ping
             case "NSUB": self = .nsub
+            case "LSET":
+                try d.expect(" ")
+                let lid = try d.shortString()
+                let data = try QueueLinkData.decode(from: &d)
+                self = .lset(linkId: lid, data: data)
+            case "LDEL": self = .ldel
+            case "LKEY":
+                try d.expect(" ")
+                self = .lkey(senderKey: try d.shortString())
+            case "LGET": self = .lget
             default: throw SMPProtocolError.command(.unknown)
             }
         } catch let e as DecodingError {

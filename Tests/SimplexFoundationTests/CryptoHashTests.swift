@@ -27,6 +27,17 @@ final class CryptoHashTests: XCTestCase {
         XCTAssertEqual(CryptoHash.sha512(abc[...]), CryptoHash.sha512(abc))
     }
 
+    /// FIPS 202 example values (short links use SHA3-256 link keys and SHA3-384 sender IDs).
+    func testSHA3OfABCAndEmpty() {
+        let abc = Array("abc".utf8)
+        XCTAssertEqual(CryptoHash.sha3_256(abc), cryptoHex("3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"))
+        XCTAssertEqual(CryptoHash.sha3_384(abc), cryptoHex("""
+            ec01498288516fc926459f58e2c6ad8df9b473cb0fc08c2596da7cf0\
+            e49be4b298d88cea927ac7f539f1edf228376d25
+            """))
+        XCTAssertEqual(CryptoHash.sha3_256([]), cryptoHex("a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"))
+    }
+
     func testHMACSHA512RFC4231Case2() {
         let mac = CryptoHash.hmacSHA512(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         XCTAssertEqual(mac, cryptoHex("""

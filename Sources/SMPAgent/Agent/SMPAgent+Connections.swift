@@ -13,9 +13,17 @@ extension SMPAgent {
     public func createConnection(mode: ConnectionMode = .invitation, pqSupport: Bool? = nil, userId: Int64 = 1)
         async throws(AgentError) -> (connId: String, link: ConnectionRequestURI)
     {
+        let r = try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: nil)
+        return (r.connId, r.link)
+    }
+
+    /// Creates the connection; with `shortLinkUserData` the queue is created together with its
+    /// short link data (see SMPAgent+ShortLinks).
+    func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?)
+        async throws(AgentError) -> CreatedConnectionLink
+    {
         let pq = pqSupport ?? config.pqSupport
         let server = try pickServer()
-        let new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure)
         var x3dh: E2EPrivateParams?
         var e2eURI: E2ERatchetParamsURI?
         if mode == .invitation {
@@ -27,14 +35,45 @@ extension SMPAgent {
                 throw .internalError("ratchet keys: \(error)")
             }
         }
-        let queueURI = SMPQueueURI(server: server, senderId: new.created.senderId, clientVersions: SMPClientVersion.supported,
-                                   dhPublicKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
+        func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool) throws(AgentError) -> ConnectionRequestURI {
+            let queueURI = SMPQueueURI(server: server, senderId: senderId, clientVersions: SMPClientVersion.supported,
+                                       dhPublicKey: e2eKey, senderCanSecure: senderCanSecure)
+            do {
+                return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: AgentVersion.supported,
+                                                queues: [queueURI], e2eParams: e2eURI, clientData: nil)
+            } catch {
+                throw .link(error)
+            }
+        }
+        let new: NewRcvQueue
         let link: ConnectionRequestURI
-        do {
-            link = try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: AgentVersion.supported,
-                                            queues: [queueURI], e2eParams: e2eURI, clientData: nil)
-        } catch {
-            throw .link(error)
+        var prepared: PreparedShortLink?
+        if let shortLinkUserData {
+            // The link data names the queue before it exists: the sender ID is derived from the
+            // corrId of the NEW that creates it, and the queue's e2e key is chosen first.
+            let corrId = SecureRandom.bytes(RawTransmission.corrIdLength)
+            let senderId = QueueRequestData.senderId(corrId: corrId)
+            let e2e = X25519PrivateKey()
+            // Invitation short links need a messaging queue (LKEY secures it), whatever the config.
+            link = try fullLink(senderId: senderId, e2eKey: e2e.publicKey, senderCanSecure: mode == .invitation)
+            let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData)
+            prepared = p
+            new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation, e2e: e2e, queueData: p.request, corrId: corrId)
+        } else {
+            new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure)
+            link = try fullLink(senderId: new.created.senderId, e2eKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
+        }
+        var shortLink: ShortLink?
+        var linkRecord: ShortLinkRecord?
+        if let prepared {
+            guard let linkId = new.created.linkId else { throw .internalError("relay created no short link") }
+            let sl = mode == .contact
+                ? ShortLink(contact: server, linkKey: prepared.linkKey)
+                : ShortLink(invitation: server, linkId: linkId, linkKey: prepared.linkKey)
+            shortLink = sl
+            linkRecord = ShortLinkRecord(connId: "", server: server.description, linkId: Data(linkId), linkKey: Data(prepared.linkKey),
+                                         linkPrivSigKey: Data(prepared.rootKey.rawRepresentation),
+                                         linkEncFixedData: Data(prepared.request.data.fixedData), shortLink: sl.uriString)
         }
         let connId = newId()
         let conn = ConnectionRecord(connId: connId, mode: mode, initiator: true, status: mode == .contact ? .contact : .new,
@@ -46,8 +85,12 @@ extension SMPAgent {
             try conn.insert(db)
             try rq.insert(db)
             if mode == .invitation { try RatchetRecord(connId: connId, x3dhPrivate: x3dhBytes, ratchetState: nil).insert(db) }
+            if var linkRecord {
+                linkRecord.connId = connId
+                try linkRecord.insert(db)
+            }
         }
-        return (connId, link)
+        return CreatedConnectionLink(connId: connId, link: link, shortLink: shortLink)
     }
 
     /// Joins from a link. An invitation: secure the peer's queue when it allows it (SKEY), create
@@ -92,8 +135,11 @@ extension SMPAgent {
         let sndKey: PrivateAuthKey
         let sndE2E = X25519PrivateKey()
         let secret: [UInt8]
+        // A queue found via its short link was already secured with LKEY: use that key (SKEY
+        // with the same key again is accepted by the relay).
+        let linkSndKey = try invShortLinkSenderKey(senderId: q.senderId)
         do {
-            sndKey = try PrivateAuthKey.generate(.ed25519)
+            sndKey = try linkSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
             throw .agent(.crypto("\(error)"))
@@ -136,6 +182,7 @@ extension SMPAgent {
             try RatchetRecord(connId: connId, x3dhPrivate: nil, ratchetState: state).insert(db)
             self.ratchetPending[connId] = ratchet
             _ = try self.storeSndMessage(db, connId: connId, type: .confirmation, plain: plain, envelope: envelope)
+            if linkSndKey != nil { try db.run("DELETE FROM inv_short_links WHERE snd_id = ?", [Data(q.senderId)]) }
         }
         wake(connId)
         return connId
@@ -292,15 +339,19 @@ extension SMPAgent {
     }
 
     /// NEW on `server`, subscribed: the queue's messages arrive as client events.
-    func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool) async throws(AgentError) -> NewRcvQueue {
+    /// With `queueData` the queue is created with its short link data, `corrId` being the one
+    /// its sender ID was derived from, and `e2e` the key the link already names.
+    func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool, e2e: X25519PrivateKey = X25519PrivateKey(),
+                     queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil) async throws(AgentError) -> NewRcvQueue {
         let rcvKey: PrivateAuthKey
         do { rcvKey = try PrivateAuthKey.generate(.ed25519) } catch { throw .internalError("\(error)") }
         let dh = X25519PrivateKey()
         let auth = config.basicAuth
         let created = try await smp(server.description) { c throws(SMPClientError) in
-            try await c.createQueue(recipientKey: rcvKey, dhKey: dh, subscribe: true, senderCanSecure: senderCanSecure, basicAuth: auth)
+            try await c.createQueue(recipientKey: rcvKey, dhKey: dh, subscribe: true, senderCanSecure: senderCanSecure, basicAuth: auth,
+                                    queueData: queueData, corrId: corrId)
         }
-        return NewRcvQueue(server: server, created: created, rcvKey: rcvKey, e2e: X25519PrivateKey())
+        return NewRcvQueue(server: server, created: created, rcvKey: rcvKey, e2e: e2e)
     }
 
     func authKey(_ pkcs8: Data) throws(AgentError) -> PrivateAuthKey {

@@ -21,6 +21,9 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleVersion(String)
     /// A one-time invitation without its `e2e` parameter.
     case missingE2EParameters
+    /// A short link's data failed a check (simplexmq `A_LINK`): its hash, a signature, the owner
+    /// chain, or a full link inside that names another queue.
+    case linkData(String)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum LinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noQueues: "link has no SMP queues"
         case .incompatibleVersion(let why): "incompatible version: \(why)"
         case .missingE2EParameters: "invitation link without e2e encryption parameters"
+        case .linkData(let why): "bad short link data: \(why)"
         }
     }
 }

@@ -3,8 +3,8 @@ import SimplexFoundation
 
 /// A short link (simplexmq `ConnShortLink`): `https://<smp host>/i#<linkId>/<linkKey>[?h=..&p=..&c=..]`
 /// for invitations, `.../a#<linkKey>` (or c, g, r) for contact addresses, or the same after
-/// `simplex:` with every host in `h`. The full link is stored encrypted on the SMP server; we
-/// parse short links but do not resolve them yet.
+/// `simplex:` with every host in `h`. The full link is stored encrypted on the SMP server
+/// (see `ShortLinkData.swift`); `SMPAgent.getConnShortLink` resolves it.
 public struct ShortLink: Sendable, Hashable {
     /// `https://<first host>` (the SMP server's own host) or `simplex:`.
     public enum Scheme: Sendable, Hashable {
@@ -39,6 +39,17 @@ public struct ShortLink: Sendable, Hashable {
     /// The SMP server, when the link names its identity.
     public var server: SMPServerAddress? {
         serverKeyHash.flatMap { try? SMPServerAddress(keyHash: $0, hosts: hosts, port: port) }
+    }
+
+    init(scheme: Scheme, mode: ConnectionMode, contactType: ContactType?, server: SMPServerAddress, linkId: [UInt8]?, linkKey: [UInt8]) {
+        self.scheme = scheme
+        self.mode = mode
+        self.contactType = contactType
+        hosts = server.hosts
+        port = server.port
+        serverKeyHash = server.keyHash
+        self.linkId = linkId
+        self.linkKey = linkKey
     }
 
     public init(parsing s: String) throws(LinkError) {

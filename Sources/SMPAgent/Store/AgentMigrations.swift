@@ -7,6 +7,7 @@ enum AgentMigrations {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("m20261122_initial", migrate: initial)
+        m.registerMigration("m20261123_short_links", migrate: shortLinks)
         return m
     }
 
@@ -112,6 +113,34 @@ enum AgentMigrations {
               PRIMARY KEY(conn_id, internal_id)
             ) STRICT;
             CREATE INDEX idx_rcv_messages_broker ON rcv_messages(conn_id, broker_id);
+            """)
+    }
+
+    /// Short links: the credentials of links we own (one per connection: the link's ID and key,
+    /// the root signing key, the encrypted fixed data to send again with every LSET), and the
+    /// sender keys with which we secured invitation queues found via short links (LKEY), kept
+    /// until we join them.
+    private static func shortLinks(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE short_links(
+              conn_id TEXT PRIMARY KEY REFERENCES connections ON DELETE CASCADE,
+              server TEXT NOT NULL,
+              link_id BLOB NOT NULL,
+              link_key BLOB NOT NULL,
+              link_priv_sig_key BLOB NOT NULL,
+              link_enc_fixed_data BLOB NOT NULL,
+              short_link TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE inv_short_links(
+              inv_short_link_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              server TEXT NOT NULL,
+              link_id BLOB NOT NULL,
+              link_key BLOB NOT NULL,
+              snd_private_key BLOB NOT NULL,
+              snd_id BLOB,
+              UNIQUE(server, link_id)
+            ) STRICT;
+            CREATE INDEX idx_inv_short_links_snd_id ON inv_short_links(snd_id);
             """)
     }
 }

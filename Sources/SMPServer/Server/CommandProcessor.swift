@@ -71,13 +71,31 @@ final class CommandProcessor: Sendable {
             guard let secretKey = try? CryptoBox.sharedKey(publicKey: rcvDh, privateKey: serverDh), let secret = Key32(secretKey.rawRepresentation) else {
                 return .failure(.internalError)
             }
+            var newLink: QueueStore.NewLink?
+            if let qd = req.queueData {
+                // The client-chosen sender ID must be the hash of this transmission's corrId
+                // (simplexmq: no probing whether an ID exists by creating a queue with it).
+                guard qd.senderId == QueueRequestData.senderId(corrId: t.corrId), let sid = ID24(qd.senderId) else {
+                    return .failure(.cmd(.prohibited))
+                }
+                switch qd {
+                case .messaging(_, let data):
+                    newLink = QueueStore.NewLink(senderId: sid, linkId: nil, data: data)
+                case .contact(let lidBytes, _, let data):
+                    // Deviation: link IDs are 24 bytes, like every other ID of this relay.
+                    guard let lid = ID24(lidBytes) else { return .failure(.cmd(.syntax)) }
+                    newLink = QueueStore.NewLink(senderId: sid, linkId: lid, data: data)
+                }
+            }
             do {
                 let ids = try store.create(recipientKey: storedKey, rcvDhSecret: secret, senderCanSecure: req.senderCanSecure,
-                                           subscriber: req.subscribe ? client : nil)
+                                           subscriber: req.subscribe ? client : nil, link: newLink)
                 stats.queuesCreated.add(1)
                 let qids = QueueIDs(recipientId: ids.rid.bytes, senderId: ids.sid.bytes, serverDhKey: serverDh.publicKey.x509Encoded,
-                                    senderCanSecure: req.senderCanSecure)
+                                    senderCanSecure: req.senderCanSecure, linkId: ids.linkId?.bytes, linkForm: req.linkForm)
                 return .success((.ids(qids), []))
+            } catch let e as QueueStore.Failure {
+                return .failure(errorType(e))
             } catch {
                 return .failure(.internalError)
             }
@@ -112,6 +130,34 @@ final class CommandProcessor: Sendable {
                 }
                 guard body.count <= SMPVersion.maxMessageLength else { return .failure(.largeMessage) }
                 return send(sid, flags: flags, body: body)
+            default:
+                return .failure(.internalError)
+            }
+
+        case .linkClient:
+            guard !t.entityId.isEmpty else { return .failure(.cmd(.noEntity)) }
+            let lid = ID24(t.entityId)
+            switch command {
+            case .lkey(let keyBytes):
+                // Authorized by the key it installs, as SKEY is.
+                guard !t.authorization.isEmpty else { return .failure(.cmd(.noAuth)) }
+                let key = try? AnyPublicKey(x509Encoded: keyBytes, allowing: AnyPublicKey.authAlgorithms)
+                guard verify(key), let lid, let stored = try? QueueAuthKey(x509Encoded: keyBytes) else { return .failure(.auth) }
+                do {
+                    let (sid, data) = try store.linkSecure(lid, senderKey: stored)
+                    return .success((.lnk(senderId: sid.bytes, data: data), nil))
+                } catch {
+                    return .failure(errorType(error))
+                }
+            case .lget:
+                guard t.authorization.isEmpty else { return .failure(.cmd(.hasAuth)) }
+                guard let lid else { return .failure(.auth) }
+                do {
+                    let (sid, data) = try store.linkGet(lid)
+                    return .success((.lnk(senderId: sid.bytes, data: data), nil))
+                } catch {
+                    return .failure(errorType(error))
+                }
             default:
                 return .failure(.internalError)
             }
@@ -171,6 +217,13 @@ final class CommandProcessor: Sendable {
                 if let subscriber, subscriber !== client {
                     subscriber.send([RawTransmission(corrId: [], entityId: rid.bytes, body: Array("END".utf8))])
                 }
+                return .success((.ok, nil))
+            case .lset(let lidBytes, let data):
+                guard let lid = ID24(lidBytes) else { return .failure(.cmd(.syntax)) }
+                try store.setLink(rid, linkId: lid, data: data)
+                return .success((.ok, nil))
+            case .ldel:
+                try store.deleteLink(rid)
                 return .success((.ok, nil))
             case .que:
                 let info = try store.info(rid)

@@ -1,3 +1,5 @@
+import SMPProtocol
+
 /// A message waiting in a queue. `body` is the sender's `smpEncMessage`; a quota marker has none.
 public struct StoredMessage: Sendable {
     public let msgId: ID24
@@ -16,6 +18,12 @@ public struct NotifierCredentials: Sendable {
     public let rcvNtfDhSecret: Key32
 }
 
+/// A queue's short link data: the link ID (how LKEY/LGET find the queue) and the encrypted data.
+public struct StoredLink: Sendable {
+    public let linkId: ID24
+    public var data: QueueLinkData
+}
+
 /// Everything the relay knows about one queue. Mutable state is guarded by the owning
 /// `QueueStore`'s lock; nothing outside the store touches it.
 final class QueueState: @unchecked Sendable {
@@ -27,6 +35,8 @@ final class QueueState: @unchecked Sendable {
     let senderCanSecure: Bool
     var senderKey: QueueAuthKey?
     var notifier: NotifierCredentials?
+    /// Short link data (NEW with link data, LSET); removed by LDEL and with the queue.
+    var link: StoredLink?
     var suspended = false
     var messages: [StoredMessage] = []
     /// Connection that receives this queue's messages (SUB, or NEW with subscribe).

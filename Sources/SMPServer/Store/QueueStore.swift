@@ -28,6 +28,8 @@ final class QueueStore: @unchecked Sendable {
     private var byRecipient: [ID24: QueueState] = [:]
     private var bySender: [ID24: ID24] = [:]
     private var byNotifier: [ID24: ID24] = [:]
+    /// Short link ID -> recipient ID.
+    private var byLink: [ID24: ID24] = [:]
     private var log: StoreLog? = nil
     let quota: Int
 
@@ -96,20 +98,103 @@ final class QueueStore: @unchecked Sendable {
 
     // MARK: recipient operations
 
-    func create(recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool, subscriber: ServerClient?) throws -> (rid: ID24, sid: ID24) {
+    /// Short link data for a new queue: the client's sender ID, and the link ID (nil: the relay
+    /// picks one, as for invitations).
+    struct NewLink {
+        let senderId: ID24
+        let linkId: ID24?
+        let data: QueueLinkData
+    }
+
+    func create(recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool, subscriber: ServerClient?,
+                link newLink: NewLink? = nil) throws -> (rid: ID24, sid: ID24, linkId: ID24?) {
         try lock.withLock {
-            var rid = ID24.random(), sid = ID24.random()
+            var rid = ID24.random()
             while byRecipient[rid] != nil || bySender[rid] != nil { rid = ID24.random() }
-            while sid == rid || byRecipient[sid] != nil || bySender[sid] != nil { sid = ID24.random() }
-            try log?.append(.createQueue(rid: rid, sid: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure))
+            var sid: ID24
+            var link: StoredLink?
+            if let newLink {
+                // Client-chosen IDs are never retried: a collision is AUTH, as in simplexmq.
+                sid = newLink.senderId
+                guard sid != rid, byRecipient[sid] == nil, bySender[sid] == nil else { throw Failure.auth }
+                var lid = newLink.linkId ?? ID24.random()
+                if newLink.linkId == nil {
+                    while byLink[lid] != nil { lid = ID24.random() }
+                } else if byLink[lid] != nil {
+                    throw Failure.auth
+                }
+                link = StoredLink(linkId: lid, data: newLink.data)
+            } else {
+                sid = ID24.random()
+                while sid == rid || byRecipient[sid] != nil || bySender[sid] != nil { sid = ID24.random() }
+            }
+            var records: [StoreLogRecord] = [.createQueue(rid: rid, sid: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure)]
+            if let link { records.append(.setLink(rid: rid, linkId: link.linkId, data: link.data)) }
+            try log?.append(records)
             let q = QueueState(recipientId: rid, senderId: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure)
+            q.link = link
             byRecipient[rid] = q
             bySender[sid] = rid
+            if let link { byLink[link.linkId] = rid }
             if let subscriber {
                 q.subscriber = subscriber
                 subscriber.subscriptions.insert(rid)
             }
-            return (rid, sid)
+            return (rid, sid, link?.linkId)
+        }
+    }
+
+    // MARK: short links
+
+    /// LSET: sets the queue's link data. The link ID and the fixed data cannot change once set
+    /// (only the user data can), and a messaging queue that is already secured takes no link
+    /// (its invitation was used).
+    func setLink(_ rid: ID24, linkId: ID24, data: QueueLinkData) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            if q.senderCanSecure, q.senderKey != nil { throw .auth }
+            if let old = q.link {
+                guard old.linkId == linkId, old.data.fixedData == data.fixedData else { throw .auth }
+            } else if byLink[linkId] != nil {
+                throw .auth
+            }
+            do { try log?.append(.setLink(rid: rid, linkId: linkId, data: data)) } catch { throw .internalError("\(error)") }
+            q.link = StoredLink(linkId: linkId, data: data)
+            byLink[linkId] = rid
+        }
+    }
+
+    /// LDEL: removes the link data (nothing to do without it).
+    func deleteLink(_ rid: ID24) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid] else { throw .auth }
+            guard let link = q.link else { return }
+            do { try log?.append(.deleteLink(rid: rid)) } catch { throw .internalError("\(error)") }
+            byLink[link.linkId] = nil
+            q.link = nil
+        }
+    }
+
+    /// LKEY: secures a messaging queue found by its link ID with `senderKey` (the same key again
+    /// is fine, another key is AUTH) and returns its sender ID and link data.
+    func linkSecure(_ linkId: ID24, senderKey: QueueAuthKey) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
+        try locked { () throws(Failure) -> (ID24, QueueLinkData) in
+            guard let rid = byLink[linkId], let q = byRecipient[rid], !q.suspended, q.senderCanSecure, let link = q.link else { throw .auth }
+            if let existing = q.senderKey {
+                guard existing == senderKey else { throw .auth }
+            } else {
+                do { try log?.append(.secureQueue(rid: rid, senderKey: senderKey)) } catch { throw .internalError("\(error)") }
+                q.senderKey = senderKey
+            }
+            return (q.senderId, link.data)
+        }
+    }
+
+    /// LGET: a contact queue's sender ID and link data, found by link ID.
+    func linkGet(_ linkId: ID24) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
+        try locked { () throws(Failure) -> (ID24, QueueLinkData) in
+            guard let rid = byLink[linkId], let q = byRecipient[rid], !q.suspended, !q.senderCanSecure, let link = q.link else { throw .auth }
+            return (q.senderId, link.data)
         }
     }
 
@@ -336,6 +421,7 @@ final class QueueStore: @unchecked Sendable {
         byRecipient[q.recipientId] = nil
         bySender[q.senderId] = nil
         if let n = q.notifier { byNotifier[n.notifierId] = nil }
+        if let l = q.link { byLink[l.linkId] = nil }
     }
 
     private func replay(_ r: StoreLogRecord) {
@@ -361,6 +447,15 @@ final class QueueStore: @unchecked Sendable {
         case .removeMessage(let rid, let msgId):
             guard let q = byRecipient[rid], let i = q.messages.firstIndex(where: { $0.msgId == msgId }) else { return }
             q.messages.remove(at: i)
+        case .setLink(let rid, let linkId, let data):
+            guard let q = byRecipient[rid] else { return }
+            if let old = q.link { byLink[old.linkId] = nil }
+            q.link = StoredLink(linkId: linkId, data: data)
+            byLink[linkId] = rid
+        case .deleteLink(let rid):
+            guard let q = byRecipient[rid], let old = q.link else { return }
+            byLink[old.linkId] = nil
+            q.link = nil
         }
     }
 
@@ -372,6 +467,7 @@ final class QueueStore: @unchecked Sendable {
             out.append(.createQueue(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKey, rcvDhSecret: q.rcvDhSecret, senderCanSecure: q.senderCanSecure))
             if let k = q.senderKey { out.append(.secureQueue(rid: q.recipientId, senderKey: k)) }
             if let n = q.notifier { out.append(.addNotifier(rid: q.recipientId, n)) }
+            if let l = q.link { out.append(.setLink(rid: q.recipientId, linkId: l.linkId, data: l.data)) }
             if q.suspended { out.append(.suspendQueue(rid: q.recipientId)) }
             for m in q.messages { out.append(.addMessage(rid: q.recipientId, m)) }
         }

@@ -6,6 +6,7 @@ import Darwin
 private let sysRead = Darwin.read
 #endif
 import SimplexFoundation
+import SMPProtocol
 
 /// One change to the relay's state, as written to the store log. The log is replayed on start,
 /// so queues and undelivered messages survive restarts and kill -9.
@@ -18,6 +19,10 @@ enum StoreLogRecord: Sendable {
     case deleteQueue(rid: ID24)
     case addMessage(rid: ID24, StoredMessage)
     case removeMessage(rid: ID24, msgId: ID24)
+    /// Format 2: the queue's short link data was set or replaced.
+    case setLink(rid: ID24, linkId: ID24, data: QueueLinkData)
+    /// Format 2: the queue's short link data was deleted.
+    case deleteLink(rid: ID24)
 
     func encode() throws -> [UInt8] {
         var e = SMPEncoder(capacity: 96)
@@ -59,6 +64,14 @@ enum StoreLogRecord: Sendable {
             e.byte(UInt8(ascii: "A"))
             e.raw(rid.bytes)
             e.raw(msgId.bytes)
+        case .setLink(let rid, let linkId, let data):
+            e.byte(UInt8(ascii: "L"))
+            e.raw(rid.bytes)
+            e.raw(linkId.bytes)
+            try data.encode(into: &e)
+        case .deleteLink(let rid):
+            e.byte(UInt8(ascii: "l"))
+            e.raw(rid.bytes)
         }
         return e.bytes
     }
@@ -98,6 +111,10 @@ enum StoreLogRecord: Sendable {
         case UInt8(ascii: "A"):
             let rid = try id()
             r = .removeMessage(rid: rid, msgId: try id())
+        case UInt8(ascii: "L"):
+            let rid = try id(), linkId = try id()
+            r = .setLink(rid: rid, linkId: linkId, data: try QueueLinkData.decode(from: &d))
+        case UInt8(ascii: "l"): r = .deleteLink(rid: try id())
         case let t: throw DecodingError.invalid("record tag \(t)")
         }
         try d.expectEnd()
@@ -109,7 +126,11 @@ enum StoreLogRecord: Sendable {
 /// A record is written with one write(2) before the command it records is answered, so a killed
 /// process loses nothing it acknowledged; `fsyncEvery` bounds what a power loss can take.
 final class StoreLog {
-    static let fileVersion: UInt32 = 1
+    /// Format 1: queues, notifiers, messages. Format 2 adds short link records ("L", "l").
+    /// A format-1 file is read as is (its records are a subset) and rewritten as format 2 on
+    /// load by compaction; a file of an unknown later format is refused.
+    static let fileVersion: UInt32 = 2
+    static let readableVersions: ClosedRange<UInt32> = 1...2
     /// Magic and format version at the start of the file, so a later format can migrate it.
     static let header: [UInt8] = Array("SMPLOG".utf8) + [0, UInt8(fileVersion)]
 
@@ -130,8 +151,15 @@ final class StoreLog {
     deinit { close(fd) }
 
     func append(_ record: StoreLogRecord) throws {
-        try writeAll(Self.frame(try record.encode()))
-        recordsWritten += 1
+        try append([record])
+    }
+
+    /// Appends several records with one write(2), so they survive or vanish together.
+    func append(_ records: [StoreLogRecord]) throws {
+        var buffer: [UInt8] = []
+        for r in records { buffer += Self.frame(try r.encode()) }
+        try writeAll(buffer)
+        recordsWritten += records.count
         if fsyncEvery > 0 {
             unsynced += 1
             if unsynced >= fsyncEvery {
@@ -194,7 +222,7 @@ final class StoreLog {
             throw QueueStoreError.corruptLog("\(path) is not an SMP store log")
         }
         let version = UInt32(data[6]) << 8 | UInt32(data[7])
-        guard version == fileVersion else { throw QueueStoreError.corruptLog("store log version \(version) is not supported") }
+        guard readableVersions.contains(version) else { throw QueueStoreError.corruptLog("store log version \(version) is not supported") }
         var records: [StoreLogRecord] = []
         var pos = header.count
         while pos + 8 <= data.count {
