@@ -305,4 +305,61 @@ import Testing
         await bob.c.close()
         await carol.c.close()
     }
+
+    /// Seed 001 §1.7 and §2-3: every link we create has a short form whose data (the profile,
+    /// or the group profile) the relay keeps; plans resolve it, and it can be joined directly.
+    @Test func shortLinksResolveAndJoin() async throws {
+        let dir = NSTemporaryDirectory() + "chat-short-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server)
+        let bob = try await Client("bob", dir: dir, server: server)
+        let carol = try await Client("carol", dir: dir, server: server)
+        func planOf(_ c: Client, _ link: String) async throws -> [String: Any] {
+            try #require(try await c.cmd("/_connect plan 1 \(link)")["connectionPlan"] as? [String: Any])
+        }
+
+        let inv = try await alice.cmd("/_connect 1")
+        let invLinks = try #require(inv["connLinkInvitation"] as? [String: Any])
+        let short = try #require(invLinks["connShortLink"] as? String)
+        #expect(short.contains("/i#"), "an invitation short link: \(short)")
+        let own = try await planOf(alice, short)
+        #expect((own["invitationLinkPlan"] as? [String: Any])?["type"] as? String == "ownLink")
+        let plan = try await planOf(bob, short)
+        let ok = try #require(plan["invitationLinkPlan"] as? [String: Any])
+        #expect(ok["type"] as? String == "ok")
+        #expect(((ok["contactSLinkData_"] as? [String: Any])?["profile"] as? [String: Any])?["displayName"] as? String == "alice")
+        // Only the agent that resolved the invitation can use it.
+        #expect(await carol.c.send("/_connect plan 1 \(short)").contains("NOT_AVAILABLE"))
+        try await bob.cmd("/connect \(short)")
+        try await alice.event("contactConnected")
+        try await bob.event("contactConnected")
+
+        let address = try await alice.cmd("/_address 1")
+        let addressShort = try #require((address["connLinkContact"] as? [String: Any])?["connShortLink"] as? String)
+        let shown = try await alice.cmd("/_show_address 1")
+        #expect((shown["contactLink"] as? [String: Any])?["shortLinkDataSet"] as? Bool == true)
+        #expect(((try await planOf(alice, addressShort))["contactAddressPlan"] as? [String: Any])?["type"] as? String == "ownLink")
+        let addrPlan = try #require((try await planOf(carol, addressShort))["contactAddressPlan"] as? [String: Any])
+        #expect(((addrPlan["contactSLinkData_"] as? [String: Any])?["profile"] as? [String: Any])?["displayName"] as? String == "alice")
+        let req = try await carol.cmd("/_connect 1 \(addressShort)")
+        #expect(req["type"] as? String == "sentInvitation")
+        try await alice.event("receivedContactRequest")
+
+        let g = try #require(((try await alice.cmd(#"/_group 1 {"displayName":"club","fullName":""}"#))["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)
+        let gl = try await alice.cmd("/_create link #\(g)")
+        let groupShort = try #require(((gl["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connShortLink"] as? String)
+        let gp = try #require((try await planOf(carol, groupShort))["groupLinkPlan"] as? [String: Any])
+        #expect(gp["type"] as? String == "ok")
+        #expect(((gp["groupSLinkData_"] as? [String: Any])?["groupProfile"] as? [String: Any])?["displayName"] as? String == "club")
+        try await carol.cmd("/_connect 1 \(groupShort)")
+        try await carol.event("userJoinedGroup")
+        try await alice.event("joinedGroupMember")
+        #expect(await carol.c.send("/_connect plan 1 https://127.0.0.1/a#AAAA").contains("error"))
+
+        await relay.shutdown()
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+    }
 }

@@ -43,30 +43,33 @@ extension ChatController {
     func addContact(userId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         let agent = try runningAgent()
-        let (agentConnId, link): (String, ConnectionRequestURI)
-        do { (agentConnId, link) = try await agent.createConnection(mode: .invitation, userId: userId) } catch {
+        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
+        // The short link carries the profile this connection will show (seed 001 §1.7).
+        let data = try shortLinkData(ContactShortLinkData(profile: redacted(try profileToSend(user, incognitoProfileId: incognitoId))))
+        let created: CreatedConnectionLink
+        do { created = try await agent.createConnection(mode: .invitation, userLinkData: data, userId: userId) } catch {
             throw Self.agentError(error)
         }
-        let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let row = try store.write { db -> Row? in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, conn_link_inv, custom_user_profile_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'new', ?, ?, 1, ?, ?)
-                """, [userId, agentConnId, link.uriString, incognitoId, Self.now, Self.now])
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, conn_link_inv, short_link_inv, custom_user_profile_id, initiated,
+                  created_at, updated_at)
+                VALUES (?, ?, 'contact', 'new', ?, ?, ?, 1, ?, ?)
+                """, [userId, created.connId, created.link.uriString, created.shortLink?.uriString, incognitoId, Self.now, Self.now])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
-        return .invitation(user: user, connLinkInvitation: CreatedConnLink(connFullLink: link.uriString), connection: Self.pending(row))
+        return .invitation(user: user, connLinkInvitation: CreatedConnLink(connFullLink: created.link.uriString, connShortLink: created.shortLink?.uriString),
+                           connection: Self.pending(row))
     }
 
     /// `/_connect <userId> <link>`: joins an invitation (sentConfirmation) or sends a request to
     /// an address (sentInvitation). Our own links and known contacts are refused.
     func connect(userId: Int64, incognito: Bool, link: String) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        let parsed: ConnectionRequestURI
-        do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
-            throw .error(errorType: .invalidConnReq)
-        }
+        let resolved = try await resolveLink(userId: userId, link)
+        if case .own = resolved.ownShort { throw .error(errorType: .commandError(message: "this is your own link")) }
+        let parsed = resolved.full
         let groupLinkId = Self.groupLinkId(parsed)
         if groupLinkId != nil {
             switch try groupPlan(userId: userId, parsed) {
@@ -169,30 +172,102 @@ extension ChatController {
         }
     }
 
-    /// `/_connect plan <userId> <link>`.
-    func connectPlan(userId: Int64, link: String) throws(ChatError) -> ChatResponse {
+    /// `/_connect plan <userId> <link>`. A short link is resolved first (its data is fetched
+    /// from the relay), unless it is one of ours.
+    func connectPlan(userId: Int64, link: String) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        let parsed: ConnectionRequestURI
-        do { parsed = try ConnectionRequestURI(parsing: link.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
-            throw .error(errorType: .invalidConnReq)
+        let resolved = try await resolveLink(userId: userId, link)
+        if case .own(let mode, let group) = resolved.ownShort {
+            let plan: ConnectionPlan
+            if let group {
+                plan = .groupLink(groupLinkPlan: .ownLink(groupInfo: group))
+            } else {
+                plan = mode == .invitation ? .invitationLink(invitationLinkPlan: .ownLink) : .contactAddress(contactAddressPlan: .ownLink)
+            }
+            return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: link, connShortLink: link), connectionPlan: plan)
         }
+        let parsed = resolved.full
+        let connLink = CreatedConnLink(connFullLink: parsed.uriString, connShortLink: resolved.short)
         if Self.groupLinkId(parsed) != nil {
-            return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: parsed.uriString),
-                                   connectionPlan: .groupLink(groupLinkPlan: try groupPlan(userId: userId, parsed)))
+            var gp = try groupPlan(userId: userId, parsed)
+            if case .ok = gp, let d = resolved.userData { gp = .ok(groupSLinkData_: try? ChatJSON.decode(GroupShortLinkData.self, from: Data(d))) }
+            return .connectionPlan(user: user, connLink: connLink, connectionPlan: .groupLink(groupLinkPlan: gp))
         }
+        let contactData = resolved.userData.flatMap { try? ChatJSON.decode(ContactShortLinkData.self, from: Data($0)) }
         let p = try plan(userId: userId, parsed)
         let plan: ConnectionPlan
         switch (parsed.mode, p) {
         case (.invitation, .own): plan = .invitationLink(invitationLinkPlan: .ownLink)
         case (.invitation, .known(let c)): plan = .invitationLink(invitationLinkPlan: .known(contact: c))
         case (.invitation, .connecting): plan = .invitationLink(invitationLinkPlan: .connecting(contact_: nil))
-        case (.invitation, .fresh): plan = .invitationLink(invitationLinkPlan: .ok(contactSLinkData_: nil))
+        case (.invitation, .fresh): plan = .invitationLink(invitationLinkPlan: .ok(contactSLinkData_: contactData))
         case (.contact, .own): plan = .contactAddress(contactAddressPlan: .ownLink)
         case (.contact, .known(let c)): plan = .contactAddress(contactAddressPlan: .known(contact: c))
         case (.contact, .connecting): plan = .contactAddress(contactAddressPlan: .connectingConfirmReconnect)
-        case (.contact, .fresh): plan = .contactAddress(contactAddressPlan: .ok(contactSLinkData_: nil))
+        case (.contact, .fresh): plan = .contactAddress(contactAddressPlan: .ok(contactSLinkData_: contactData))
         }
-        return .connectionPlan(user: user, connLink: CreatedConnLink(connFullLink: parsed.uriString), connectionPlan: plan)
+        return .connectionPlan(user: user, connLink: connLink, connectionPlan: plan)
+    }
+
+    /// A pasted link made joinable: a full link as is; a short link (not ours) resolved through
+    /// its relay into the full link and the owner's data.
+    struct ResolvedLink {
+        enum Own { case none, own(ConnectionMode, GroupInfo?) }
+        var full: ConnectionRequestURI
+        var short: String?
+        var userData: [UInt8]?
+        var ownShort: Own = .none
+    }
+
+    func resolveLink(userId: Int64, _ text: String) async throws(ChatError) -> ResolvedLink {
+        let link: ConnectionLink
+        do { link = try ConnectionLink(parsing: text) } catch { throw .error(errorType: .invalidConnReq) }
+        switch link {
+        case .full(let full):
+            return ResolvedLink(full: full)
+        case .short(let short):
+            let s = short.uriString
+            let own = try store.read { db -> ResolvedLink.Own in
+                if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM group_links WHERE user_id = ? AND short_link = ?"), arguments: [userId, s]) {
+                    return .own(.contact, try Self.groupInfo(db, gid))
+                }
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE user_id = ? AND short_link = ?"), arguments: [userId, s]) == true {
+                    return .own(.contact, nil)
+                }
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE user_id = ? AND short_link_inv = ?"), arguments: [userId, s]) == true {
+                    return .own(.invitation, nil)
+                }
+                return .none
+            }
+            if case .own = own {
+                // Our own link: its full form is in our database; nothing is fetched.
+                return ResolvedLink(full: try ownFullLink(userId: userId, s), short: s, ownShort: own)
+            }
+            let agent = try runningAgent()
+            do {
+                let (full, data) = try await agent.getConnShortLink(short)
+                return ResolvedLink(full: full, short: s, userData: data)
+            } catch {
+                throw Self.agentError(error)
+            }
+        }
+    }
+
+    private func ownFullLink(userId: Int64, _ short: String) throws(ChatError) -> ConnectionRequestURI {
+        let text = try store.read { db in
+            try String.fetchOne(db.cachedStatement(sql: """
+                SELECT conn_link FROM group_links WHERE user_id = ?1 AND short_link = ?2
+                UNION ALL SELECT conn_link FROM user_contact_links WHERE user_id = ?1 AND short_link = ?2
+                UNION ALL SELECT conn_link_inv FROM connections WHERE user_id = ?1 AND short_link_inv = ?2
+                """), arguments: [userId, short])
+        }
+        guard let text, let full = try? ConnectionRequestURI(parsing: text) else { throw .error(errorType: .invalidConnReq) }
+        return full
+    }
+
+    /// Link data as simplex-chat stores it: the JSON of ContactShortLinkData or GroupShortLinkData.
+    func shortLinkData<T: Encodable>(_ v: T) throws(ChatError) -> [UInt8] {
+        [UInt8](try json(v).utf8)
     }
 
     /// `/_address <userId>`: a long-lived contact address.
@@ -202,12 +277,14 @@ extension ChatController {
             throw .error(errorType: .commandError(message: "you already have an address"))
         }
         let agent = try runningAgent()
-        let (agentConnId, link): (String, ConnectionRequestURI)
-        do { (agentConnId, link) = try await agent.createConnection(mode: .contact, userId: userId) } catch { throw Self.agentError(error) }
+        let data = try shortLinkData(ContactShortLinkData(profile: redacted(user.profile.profile)))
+        let created: CreatedConnectionLink
+        do { created = try await agent.createConnection(mode: .contact, userLinkData: data, userId: userId) } catch { throw Self.agentError(error) }
         try store.write { db in
-            try db.run("INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, created_at) VALUES (?, ?, ?, ?)", [userId, agentConnId, link.uriString, Self.now])
+            try db.run("INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, short_link, created_at) VALUES (?, ?, ?, ?, ?)",
+                       [userId, created.connId, created.link.uriString, created.shortLink?.uriString, Self.now])
         }
-        return .userContactLinkCreated(user: user, connLinkContact: CreatedConnLink(connFullLink: link.uriString))
+        return .userContactLinkCreated(user: user, connLinkContact: CreatedConnLink(connFullLink: created.link.uriString, connShortLink: created.shortLink?.uriString))
     }
 
     func showAddress(userId: Int64) throws(ChatError) -> ChatResponse {
@@ -220,8 +297,9 @@ extension ChatController {
 
     static func contactLink(_ r: Row) -> UserContactLink {
         let settings = (r["address_settings"] as String?).flatMap { try? ChatJSON.decode(AddressSettings.self, from: $0) } ?? AddressSettings()
-        return UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
-                               shortLinkDataSet: false, shortLinkLargeDataSet: false, addressSettings: settings)
+        let short: String? = r["short_link"]
+        return UserContactLink(userContactLinkId: r["user_contact_link_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"], connShortLink: short),
+                               shortLinkDataSet: short != nil, shortLinkLargeDataSet: false, addressSettings: settings)
     }
 
     /// `/_address_settings <userId> <json>`: auto-accept (optionally incognito) and the welcome

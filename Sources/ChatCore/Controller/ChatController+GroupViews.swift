@@ -83,7 +83,7 @@ extension ChatController {
 
     /// The group's link, when it has one.
     static func groupLink(_ r: Row) -> GroupLink {
-        GroupLink(userContactLinkId: r["group_link_row_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"]),
+        GroupLink(userContactLinkId: r["group_link_row_id"], connLinkContact: CreatedConnLink(connFullLink: r["conn_link"], connShortLink: r["short_link"]),
                   groupLinkId: r["group_link_id"], acceptMemberRole: GroupMemberRole(rawValue: r["member_role"]) ?? .member)
     }
 

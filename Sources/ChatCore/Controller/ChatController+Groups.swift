@@ -424,23 +424,21 @@ extension ChatController {
             throw .errorStore(storeError: .duplicateGroupLink(groupInfo: g))
         }
         let agent = try runningAgent()
-        let (agentConnId, plain): (String, ConnectionRequestURI)
-        do { (agentConnId, plain) = try await agent.createConnection(mode: .contact, pqSupport: false, userId: user.userId) } catch {
-            throw Self.agentError(error)
-        }
         let linkId = Base64URL.encode(SecureRandom.bytes(16), padded: true)
-        let link: ConnectionRequestURI
+        // The short link's data is the group profile (simplex-chat GroupShortLinkData).
+        let data = [UInt8](try json(GroupShortLinkData(groupProfile: g.groupProfile)).utf8)
+        let created: CreatedConnectionLink
         do {
-            link = try ConnectionRequestURI(mode: .contact, scheme: plain.scheme, agentVersions: plain.agentVersions, queues: plain.queues,
-                                            e2eParams: nil, clientData: #"{"groupLinkId":"\#(linkId)"}"#)
+            created = try await agent.createConnection(mode: .contact, userLinkData: data, pqSupport: false, userId: user.userId,
+                                                       clientData: #"{"groupLinkId":"\#(linkId)"}"#)
         } catch {
-            throw .error(errorType: .groupInternal(message: "group link: \(error)"))
+            throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
             try db.run("""
-                INSERT INTO group_links (group_id, user_id, agent_conn_id, conn_link, group_link_id, member_role, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [groupId, user.userId, agentConnId, link.uriString, linkId, role.rawValue, Self.now])
+                INSERT INTO group_links (group_id, user_id, agent_conn_id, conn_link, short_link, group_link_id, member_role, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [groupId, user.userId, created.connId, created.link.uriString, created.shortLink?.uriString, linkId, role.rawValue, Self.now])
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE group_id = ?"), arguments: [groupId])
         }
         guard let row else { throw .error(errorType: .groupInternal(message: "group link not stored")) }

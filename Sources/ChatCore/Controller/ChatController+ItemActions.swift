@@ -179,6 +179,12 @@ extension ChatController {
                 failed += 1
             }
         }
+        // The address's short link shows the profile too (best effort: the relay may be away).
+        if let agent, let addr = try store.read({ db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ? AND short_link IS NOT NULL"), arguments: [userId])
+        }), let data = try? shortLinkData(ContactShortLinkData(profile: redacted(profile))) {
+            _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+        }
         let updated = try userById(userId)
         return .userProfileUpdated(user: updated, fromProfile: from, toProfile: profile,
                                    updateSummary: UserProfileUpdateSummary(updateSuccesses: ok, updateFailures: failed, changedContacts: []))

@@ -42,7 +42,7 @@ extension ChatController {
         return PendingContactConnection(
             pccConnId: r["connection_id"], pccAgentConnId: r["agent_conn_id"], pccConnStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
             viaContactUri: r["via_contact_uri"], viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
-            connLinkInv: link.map { CreatedConnLink(connFullLink: $0) }, localAlias: r["local_alias"],
+            connLinkInv: link.map { CreatedConnLink(connFullLink: $0, connShortLink: r["short_link_inv"]) }, localAlias: r["local_alias"],
             createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
     }
 

@@ -132,7 +132,7 @@ public actor ChatController {
         case .addContact(let incognito):
             return try await addContact(userId: try activeUser().userId, incognito: incognito)
         case .apiConnectPlan(let userId, let link):
-            return try connectPlan(userId: userId, link: link)
+            return try await connectPlan(userId: userId, link: link)
         case .apiConnect(let userId, let incognito, let link):
             return try await connect(userId: userId, incognito: incognito, link: link.connFullLink)
         case .connect(let incognito, let link):

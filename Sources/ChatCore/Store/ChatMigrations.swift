@@ -17,6 +17,14 @@ enum ChatMigrations {
                 """)
         }
         m.registerMigration("m20261123_groups", migrate: groups)
+        m.registerMigration("m20261123_chat_short_links") { db in
+            // The short form of each link we create (its data is kept by the relay).
+            try db.execute(sql: """
+                ALTER TABLE connections ADD COLUMN short_link_inv TEXT;
+                ALTER TABLE user_contact_links ADD COLUMN short_link TEXT;
+                ALTER TABLE group_links ADD COLUMN short_link TEXT;
+                """)
+        }
         return m
     }
 

@@ -10,16 +10,17 @@ import SMPTransport
 extension SMPAgent {
     /// Creates a receiving queue and returns its link: a 1-time invitation (with the ratchet's
     /// X3DH keys) or a contact address that any number of people can use.
-    public func createConnection(mode: ConnectionMode = .invitation, pqSupport: Bool? = nil, userId: Int64 = 1)
+    /// `clientData` is the link's `data` parameter (simplexmq `crClientData`; a group link's ID).
+    public func createConnection(mode: ConnectionMode = .invitation, pqSupport: Bool? = nil, userId: Int64 = 1, clientData: String? = nil)
         async throws(AgentError) -> (connId: String, link: ConnectionRequestURI)
     {
-        let r = try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: nil)
+        let r = try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: nil, clientData: clientData)
         return (r.connId, r.link)
     }
 
     /// Creates the connection; with `shortLinkUserData` the queue is created together with its
     /// short link data (see SMPAgent+ShortLinks).
-    func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?)
+    func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?, clientData: String? = nil)
         async throws(AgentError) -> CreatedConnectionLink
     {
         let pq = pqSupport ?? config.pqSupport
@@ -40,7 +41,7 @@ extension SMPAgent {
                                        dhPublicKey: e2eKey, senderCanSecure: senderCanSecure)
             do {
                 return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: AgentVersion.supported,
-                                                queues: [queueURI], e2eParams: e2eURI, clientData: nil)
+                                                queues: [queueURI], e2eParams: e2eURI, clientData: clientData)
             } catch {
                 throw .link(error)
             }

@@ -52,10 +52,11 @@ extension SMPAgent {
     /// `userLinkData`) is stored encrypted at the relay, and returns the short link to share.
     /// One NEW creates the queue and its link data. An invitation's short link can be resolved
     /// by one agent only (LKEY secures the queue); an address's by anyone (LGET).
-    public func createConnection(mode: ConnectionMode = .invitation, userLinkData: [UInt8], pqSupport: Bool? = nil, userId: Int64 = 1)
+    public func createConnection(mode: ConnectionMode = .invitation, userLinkData: [UInt8], pqSupport: Bool? = nil, userId: Int64 = 1,
+                                 clientData: String? = nil)
         async throws(AgentError) -> CreatedConnectionLink
     {
-        try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: userLinkData)
+        try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: userLinkData, clientData: clientData)
     }
 
     /// Fetches and verifies a short link's data: the full link and the owner's user data.
