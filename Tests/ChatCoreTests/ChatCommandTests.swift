@@ -130,6 +130,9 @@ import Testing
         Case("/_get link #3", .apiGetGroupLink(groupId: 3)),
         Case("/_delete member item #3 10,11", .apiDeleteMemberChatItem(groupId: 3, chatItemIds: [10, 11])),
         Case("/_delete #3", .apiDeleteChat(chatRef: .group(3), chatDeleteMode: .full(notify: true))),
+        Case(#"/_prepare group 1 \#(link) {"groupProfile":{"displayName":"club"}}"#,
+             .apiPrepareGroup(userId: 1, connLink: CreatedConnLink(connFullLink: link), groupShortLinkData: GroupShortLinkData(groupProfile: GroupProfile(displayName: "club")))),
+        Case("/_connect group #4 incognito=on", .apiConnectPreparedGroup(groupId: 4, incognito: true, msgContent: nil)),
     ]
 
     @Test(arguments: valid)

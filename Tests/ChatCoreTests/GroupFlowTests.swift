@@ -82,9 +82,13 @@ private func errorType(_ json: String) -> String? {
         let carolGm = try #require(gmId(carolJoined))
         let announced = try await bob.event("joinedGroupMemberConnecting")
         #expect(memberName(announced) == "carol" && memberName(announced, "hostMember") == "alice")
+        // Sent before Bob and Carol are connected: kept for Carol and delivered on connection.
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"sent while you were connecting"}}]"#)
         let bobSeesCarol = try await bob.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
         let carolSeesBob = try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
         let carolAtBob = try #require(gmId(bobSeesCarol)), bobAtCarol = try #require(gmId(carolSeesBob))
+        let early = try await carol.event("newChatItems") { itemText($0) == "sent while you were connecting" }
+        #expect(senderName(early) == "bob")
 
         let members = try await alice.cmd("/_members #\(g)")
         let list = try #require((members["group"] as? [String: Any])?["members"] as? [[String: Any]])
@@ -232,6 +236,24 @@ private func errorType(_ json: String) -> String? {
         try await dave.event("connectedToGroupMember", timeout: 20) { memberName($0) == incognitoName }
         let members = try await alice.cmd("/_members #\(g)")
         #expect(!String(describing: members).contains("erin"), "the real profile must never reach the group")
+
+        // Seed 001 §3: a prepared group from the link's data, joined with /_connect group.
+        let frank = try await Client("frank", dir: dir, server: server)
+        let prepared = try await frank.cmd(#"/_prepare group 1 \#(link) {"groupProfile":{"displayName":"club","fullName":"","description":"hello from club"}}"#)
+        #expect(prepared["type"] as? String == "newPreparedChat")
+        let preparedInfo = try #require(((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])
+        #expect(preparedInfo["preparedGroup"] != nil)
+        let fg = try #require((preparedInfo["groupId"] as? NSNumber)?.int64Value)
+        #expect(await frank.c.send("/_connect group #\(fg) text hi").contains("connReqMessageProhibited"))
+        let started = try await frank.cmd("/_connect group #\(fg)")
+        #expect(started["type"] as? String == "startedConnectionToGroup")
+        let frankJoined = try await frank.event("userJoinedGroup")
+        #expect(groupId(frankJoined) == fg, "the prepared group itself is joined")
+        #expect((frankJoined["groupInfo"] as? [String: Any])?["preparedGroup"] == nil)
+        try await alice.event("joinedGroupMember") { memberName($0) == "frank" }
+        try await frank.cmd(#"/_send #\#(fg) json [{"msgContent":{"type":"text","text":"frank here"}}]"#)
+        try await alice.event("newChatItems") { itemText($0) == "frank here" }
+        await frank.c.close()
 
         let role = try await alice.cmd("/_set link role #\(g) observer")
         #expect((role["groupLink"] as? [String: Any])?["acceptMemberRole"] as? String == "observer")

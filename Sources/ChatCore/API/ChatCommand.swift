@@ -127,6 +127,11 @@ public enum ChatCommand: Sendable, Hashable {
     case apiDeleteGroupLink(groupId: Int64)
     /// `/_get link #<groupId>`.
     case apiGetGroupLink(groupId: Int64)
+    /// `/_prepare group <userId> <fullLink>[ <shortLink>] <json(GroupShortLinkData)>`: a group
+    /// shown from a link's data before joining (seed 001 §3).
+    case apiPrepareGroup(userId: Int64, connLink: CreatedConnLink, groupShortLinkData: GroupShortLinkData)
+    /// `/_connect group #<groupId>[ incognito=on|off][ text <msg>| json <MsgContent>]`: join it.
+    case apiConnectPreparedGroup(groupId: Int64, incognito: Bool, msgContent: MsgContent?)
     /// `/_delete member item #<groupId> <itemId>[,...]`: moderation of other members' messages.
     case apiDeleteMemberChatItem(groupId: Int64, chatItemIds: [Int64])
 
@@ -330,6 +335,9 @@ extension ChatCommand {
         case .apiDeleteGroupLink(let g): return "/_delete link #\(g)"
         case .apiGetGroupLink(let g): return "/_get link #\(g)"
         case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
+        case .apiPrepareGroup(let id, let link, let data): return "/_prepare group \(id) " + link.commandString + " " + json(data)
+        case .apiConnectPreparedGroup(let g, let inc, let mc):
+            return "/_connect group #\(g)" + (inc ? " incognito=on" : "") + (mc.map { " json " + json($0) } ?? "")
         case .getUserProtoServers(let p): return "/" + p.rawValue
         case .setUserProtoServers(let p, let servers): return "/" + p.rawValue + " " + (servers.isEmpty ? "default" : servers.joined(separator: " "))
         case .apiGetUserServers(let id): return "/_servers \(id)"

@@ -408,6 +408,30 @@ enum CommandSyntax {
             let data = try s.json(ContactShortLinkData.self, "contact link data")
             return .apiPrepareContact(userId: id, connLink: CreatedConnLink(connFullLink: full, connShortLink: short), contactShortLinkData: data)
         },
+        Entry(name: "/_prepare group", prefixes: ["/_prepare group "]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("user ID")
+            try s.expect(" ")
+            let full = try s.token("link")
+            try s.expect(" ")
+            var short: String?
+            if !s.rest.hasPrefix("{") {
+                short = try s.token("short link")
+                try s.expect(" ")
+            }
+            let data = try s.json(GroupShortLinkData.self, "group link data")
+            return .apiPrepareGroup(userId: id, connLink: CreatedConnLink(connFullLink: full, connShortLink: short), groupShortLinkData: data)
+        },
+        Entry(name: "/_connect group", prefixes: ["/_connect group #"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("group ID")
+            let incognito = try s.incognitoOnOff()
+            var mc: MsgContent?
+            if s.take(" text ") {
+                mc = .text(s.remainder())
+            } else if s.take(" json ") {
+                mc = try s.json(MsgContent.self, "message content")
+            }
+            return .apiConnectPreparedGroup(groupId: id, incognito: incognito, msgContent: mc)
+        },
         Entry(name: "/_connect contact", prefixes: ["/_connect contact @"]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("contact ID")
             let incognito = try s.incognitoOnOff()

@@ -55,6 +55,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupLinkCreated(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
     case groupLink(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
     case groupLinkDeleted(user: User, groupInfo: GroupInfo)
+    case startedConnectionToGroup(user: User, groupInfo: GroupInfo, customUserProfile: Profile?)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -115,6 +116,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupLinkCreated": self = try .groupLinkCreated(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
         case "groupLink": self = try .groupLink(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
         case "groupLinkDeleted": self = try .groupLinkDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "startedConnectionToGroup": self = try .startedConnectionToGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), customUserProfile: c.opt("customUserProfile"))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -352,6 +354,11 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.tag("groupLinkDeleted")
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
+        case .startedConnectionToGroup(let user, let groupInfo, let customUserProfile):
+            try c.tag("startedConnectionToGroup")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(customUserProfile, "customUserProfile")
         case .unknown: break
         }
     }

@@ -389,6 +389,12 @@ public struct PreparedGroup: Codable, Sendable, Hashable {
     public var connLinkStartedConnection: Bool
     public var welcomeSharedMsgId: String?
     public var requestSharedMsgId: String?
+
+    public init(connLinkToConnect: CreatedConnLink, connLinkPreparedConnection: Bool, connLinkStartedConnection: Bool) {
+        self.connLinkToConnect = connLinkToConnect
+        self.connLinkPreparedConnection = connLinkPreparedConnection
+        self.connLinkStartedConnection = connLinkStartedConnection
+    }
 }
 
 /// A sub-chat of a group used in commands (TYPES.md GroupChatScope), syntax `(_support[:<id>])`.

@@ -58,9 +58,19 @@ extension ChatController {
     /// Sends one event to every recipient; a member whose connection fails is skipped (its
     /// error is reported as an event), the others still get it. Returns what was sent where.
     @discardableResult
-    func sendGroupEvent(_ groupId: Int64, _ event: ChatMsgEvent, excluding: Set<Int64> = [],
-                        msgId: SharedMsgId = SharedMsgId.random()) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
+    func sendGroupEvent(_ groupId: Int64, _ event: ChatMsgEvent, excluding: Set<Int64> = [], msgId: SharedMsgId = SharedMsgId.random(),
+                        itemId: Int64? = nil) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
         guard let body = try? chatMessage(event, msgId: msgId), let recipients = try? groupRecipients(groupId, excluding: excluding) else { return [] }
+        // Members still connecting get it when their connection is ready (simplex-chat's
+        // pending group messages), so nothing sent meanwhile is lost for them.
+        try? store.write { db in
+            try db.run("""
+                INSERT INTO pending_group_messages (group_member_id, chat_item_id, body, created_at)
+                SELECT m.group_member_id, ?, ?, ? FROM group_members m
+                WHERE m.group_id = ? AND m.member_category <> 'user' AND m.member_status IN \(Self.currentStatuses)
+                  AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.group_member_id = m.group_member_id AND c.conn_status = 'ready')
+                """, [itemId, body, Self.now, groupId])
+        }
         var sent: [(Int64, String, Int64)] = []
         for (gmId, conn) in recipients {
             do {
@@ -71,6 +81,29 @@ extension ChatController {
             }
         }
         return sent
+    }
+
+    /// What was sent to the group while this member's connection was not ready, in order.
+    func sendPendingGroupMessages(_ groupMemberId: Int64, agentConnId: String) async throws(ChatError) {
+        let rows = try store.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pending_group_messages WHERE group_member_id = ? ORDER BY pending_group_message_id"),
+                             arguments: [groupMemberId])
+        }
+        let sndNew = try json(CIStatus.sndNew)
+        for r in rows {
+            let body: Data = r["body"]
+            let id = try await sendToAgent(agentConnId, body)
+            try store.write { db in
+                if let itemId = r["chat_item_id"] as Int64? {
+                    try db.run("""
+                        INSERT OR REPLACE INTO group_item_deliveries (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
+                        VALUES (?, ?, ?, ?, ?)
+                        """, [itemId, groupMemberId, agentConnId, id, sndNew])
+                }
+                try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+            }
+            if r["chat_item_id"] as Int64? == nil { dropStatus(agentConnId, id) }
+        }
     }
 
     /// One event to one member (introductions, handshake replies).
@@ -138,7 +171,7 @@ extension ChatController {
             try db.run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [Self.now, g.groupId])
             return id
         }
-        let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared)
+        let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared, itemId: itemId)
         let sndNew = try json(CIStatus.sndNew)
         try store.write { db in
             for d in deliveries {

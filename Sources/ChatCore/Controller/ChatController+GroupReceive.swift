@@ -106,6 +106,7 @@ extension ChatController {
         }
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
+        try await sendPendingGroupMessages(gmId, agentConnId: agentConnId)
         let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                     content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
         switch m.memberCategory {
@@ -265,13 +266,24 @@ extension ChatController {
         let agentConnId: String = conn["agent_conn_id"]
         let incognitoId: Int64? = conn["custom_user_profile_id"]
         let profileJSON = try json(inv.groupProfile)
+        let prepared: Int64? = conn["prepared_group_id"]
         let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
-            let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(inv.groupProfile.displayName))
-            try db.run("""
-                INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, created_at, updated_at, chat_ts)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, name, profileJSON, conn["via_link"] as String?, conn["via_group_link_id"] as String?, Self.now, Self.now, Self.now])
-            let groupId = db.lastInsertedRowID
+            let groupId: Int64
+            if let prepared {
+                // A prepared group (seed 001 §3): the placeholder membership gets its real ID and role.
+                try db.run("""
+                    UPDATE groups SET group_profile = ?, prepared_conn_link = NULL, prepared_short_link = NULL, updated_at = ? WHERE group_id = ?
+                    """, [profileJSON, Self.now, prepared])
+                try db.run("DELETE FROM group_members WHERE group_id = ? AND member_category = 'user'", [prepared])
+                groupId = prepared
+            } else {
+                let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(inv.groupProfile.displayName))
+                try db.run("""
+                    INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, created_at, updated_at, chat_ts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [userId, name, profileJSON, conn["via_link"] as String?, conn["via_group_link_id"] as String?, Self.now, Self.now, Self.now])
+                groupId = db.lastInsertedRowID
+            }
             try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, created_at) VALUES (?, ?, '', ?)",
                        [userId, inv.fromMemberName, Self.now])
             let pid = db.lastInsertedRowID

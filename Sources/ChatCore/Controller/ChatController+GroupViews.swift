@@ -68,11 +68,17 @@ extension ChatController {
         let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM group_members WHERE group_id = ? AND member_status IN " + currentStatuses),
                                          arguments: [groupId]) ?? 0
         let chatTs: Double? = g["chat_ts"]
-        return GroupInfo(
+        var info = GroupInfo(
             groupId: groupId, localDisplayName: g["local_display_name"], groupProfile: profile, localAlias: g["local_alias"],
             fullGroupPreferences: .merged(profile.groupPreferences), membership: membership,
             createdAt: ts(g["created_at"]), updatedAt: ts(g["updated_at"]), chatTs: chatTs.map(ts),
             groupSummary: GroupSummary(currentMembers: current), viaGroupLinkUri: g["via_group_link_uri"])
+        if let full = g["prepared_conn_link"] as String? {
+            let started: Bool = g["prepared_started"]
+            info.preparedGroup = PreparedGroup(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: g["prepared_short_link"]),
+                                               connLinkPreparedConnection: false, connLinkStartedConnection: started)
+        }
+        return info
     }
 
     /// The group's other members (not the user), in the order they were added.

@@ -218,6 +218,10 @@ public actor ChatController {
             return try await deleteGroupLink(groupId: groupId)
         case .apiGetGroupLink(let groupId):
             return try getGroupLink(groupId: groupId)
+        case .apiPrepareGroup(let userId, let link, let data):
+            return try prepareGroup(userId: userId, link: link, data: data)
+        case .apiConnectPreparedGroup(let groupId, let incognito, let mc):
+            return try await connectPreparedGroup(groupId: groupId, incognito: incognito, message: mc)
         case .apiDeleteMemberChatItem(let groupId, let itemIds):
             return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiUpdateProfile(let userId, let profile):

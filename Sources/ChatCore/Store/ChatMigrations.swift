@@ -25,6 +25,24 @@ enum ChatMigrations {
                 ALTER TABLE group_links ADD COLUMN short_link TEXT;
                 """)
         }
+        m.registerMigration("m20261123_prepared_groups_pending") { db in
+            // Group messages for members whose connection is not ready yet, sent on CON; and
+            // groups prepared from a link's data before joining (seed 001 §3).
+            try db.execute(sql: """
+                CREATE TABLE pending_group_messages(
+                  pending_group_message_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  group_member_id INTEGER NOT NULL REFERENCES group_members ON DELETE CASCADE,
+                  chat_item_id INTEGER REFERENCES chat_items ON DELETE SET NULL,
+                  body BLOB NOT NULL,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_pending_group_messages ON pending_group_messages(group_member_id);
+                ALTER TABLE groups ADD COLUMN prepared_conn_link TEXT;
+                ALTER TABLE groups ADD COLUMN prepared_short_link TEXT;
+                ALTER TABLE groups ADD COLUMN prepared_started INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE connections ADD COLUMN prepared_group_id INTEGER REFERENCES groups ON DELETE CASCADE;
+                """)
+        }
         return m
     }
 
