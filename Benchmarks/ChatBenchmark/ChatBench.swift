@@ -44,30 +44,10 @@ struct ChatBench: AsyncParsableCommand {
         config.defaultSMPServers = [server]
 
         print("== core to core: \(messages) messages, chat + agent databases persisting on both sides")
-        let alice = try await open(dir + "/alice", "alice", config, group)
-        let bob = try await open(dir + "/bob", "bob", config, group)
-        let inv = try result(await alice.send("/_connect 1"))
-        let link = try value((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
-        _ = try result(await bob.send("/connect \(link)"))
-        let bobId = try value(contactId(try await waitEvent(alice, "contactConnected")))
-        _ = try await waitEvent(bob, "contactConnected")
-        let count = messages
-        let start = DispatchTime.now().uptimeNanoseconds
-        let sender = Task {
-            for i in 0..<count {
-                _ = try result(await alice.send(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"message \#(i)"}}]"#))
-            }
-        }
-        var received = 0
-        while received < count {
-            guard let e = await bob.nextEvent(timeout: 30) else { throw ValidationError("timed out after \(received) messages") }
-            if e.contains(#""type":"newChatItems""#) { received += 1 }
-        }
-        try await sender.value
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        print(String(format: "  %.0f messages/s (%.2f s; target >= 1,000/s)", Double(count) / seconds, seconds))
-        await alice.close()
-        await bob.close()
+        let plain = try await throughput(dir + "/plain", key: "", config, group)
+        print(String(format: "  plain databases:     %.0f messages/s (target >= 1,000/s)", plain))
+        let sealed = try await throughput(dir + "/sealed", key: "bench passphrase", config, group)
+        print(String(format: "  encrypted databases: %.0f messages/s, %.2f of plain (same run)", sealed, sealed / plain))
 
         print("== /_get chats with \(contacts) contacts and \(items) chat items")
         let prefix = dir + "/big"
@@ -98,8 +78,37 @@ struct ChatBench: AsyncParsableCommand {
         try await group.shutdownGracefully()
     }
 
-    func open(_ prefix: String, _ name: String, _ config: ChatController.Config, _ group: any EventLoopGroup) async throws -> ChatController {
-        let (c, r) = ChatController.open(dbPrefix: prefix, config: config, group: group)
+    /// Alice sends Bob `messages` messages; messages/s until Bob's core has reported them all.
+    func throughput(_ dir: String, key: String, _ config: ChatController.Config, _ group: any EventLoopGroup) async throws -> Double {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let alice = try await open(dir + "/alice", "alice", config, group, key: key)
+        let bob = try await open(dir + "/bob", "bob", config, group, key: key)
+        let inv = try result(await alice.send("/_connect 1"))
+        let link = try value((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        _ = try result(await bob.send("/connect \(link)"))
+        let bobId = try value(contactId(try await waitEvent(alice, "contactConnected")))
+        _ = try await waitEvent(bob, "contactConnected")
+        let count = messages
+        let start = DispatchTime.now().uptimeNanoseconds
+        let sender = Task {
+            for i in 0..<count {
+                _ = try result(await alice.send(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"message \#(i)"}}]"#))
+            }
+        }
+        var received = 0
+        while received < count {
+            guard let e = await bob.nextEvent(timeout: 30) else { throw ValidationError("timed out after \(received) messages") }
+            if e.contains(#""type":"newChatItems""#) { received += 1 }
+        }
+        try await sender.value
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        await alice.close()
+        await bob.close()
+        return Double(count) / seconds
+    }
+
+    func open(_ prefix: String, _ name: String, _ config: ChatController.Config, _ group: any EventLoopGroup, key: String = "") async throws -> ChatController {
+        let (c, r) = ChatController.open(dbPrefix: prefix, key: key, config: config, group: group)
         guard let c else { throw ValidationError("open \(prefix): \(r)") }
         _ = try result(await c.send(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#))
         _ = try result(await c.send("/_start"))

@@ -236,6 +236,30 @@ public actor ChatAPI {
         }
     }
 
+    /// Seed 001 §3.2: a prepared group from a group link's data (`/_prepare group`). `directLink`
+    /// is true for group links; channel relay links (false) are not supported by this core.
+    public func apiPrepareGroup(connLink: CreatedConnLink, directLink: Bool, groupShortLinkData: GroupShortLinkData) async throws(ChatAPIError) -> AChat {
+        guard directLink else { throw .unsupported("channels (relay links) are not supported") }
+        let userId = try await activeUserId()
+        switch try await response(.apiPrepareGroup(userId: userId, connLink: connLink, groupShortLinkData: groupShortLinkData)) {
+        case .newPreparedChat(_, let chat):
+            if let model { await model.addChat(Chat(chat)) }
+            return chat
+        case let r: throw unexpected(r)
+        }
+    }
+
+    /// Seed 001 §3.5 for groups: joins a prepared group (`/_connect group`). Basic groups have no
+    /// relays, so the relay results are always empty.
+    public func apiConnectPreparedGroup(groupId: Int64, incognito: Bool, msg: MsgContent?) async throws(ChatAPIError) -> (GroupInfo, [RelayConnectionResult]) {
+        switch try await response(.apiConnectPreparedGroup(groupId: groupId, incognito: incognito, msgContent: msg)) {
+        case .startedConnectionToGroup(_, let groupInfo, _):
+            if let model { await model.updateChatInfo(.group(groupInfo: groupInfo, groupChatScope: nil)) }
+            return (groupInfo, [])
+        case let r: throw unexpected(r)
+        }
+    }
+
     /// Accepts a contact request (seed 001 §4.4); in the model the request becomes the contact.
     /// Errors are reported as alerts (AUTH: the sender may have deleted the request).
     public func apiAcceptContactRequest(incognito: Bool, contactReqId: Int64) async -> Contact? {

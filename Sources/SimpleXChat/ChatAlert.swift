@@ -65,3 +65,14 @@ public enum ChatAPIError: Error, Sendable, Hashable {
         return nil
     }
 }
+
+/// The outcome of joining one relay of a channel (seed 000 §7b); basic groups have none.
+public struct RelayConnectionResult: Sendable, Hashable {
+    public var relayMember: GroupMember
+    public var relayError: ChatError?
+
+    public init(relayMember: GroupMember, relayError: ChatError? = nil) {
+        self.relayMember = relayMember
+        self.relayError = relayError
+    }
+}

@@ -219,4 +219,35 @@ import Testing
         await bob.close()
         await relay.shutdown()
     }
+
+    /// Seed 001 §3 for groups: a prepared group from a group link's data, joined; the model's
+    /// chat is the same group from preparation to membership.
+    @Test func preparedGroupFlow() async throws {
+        let dir = tempDir("prepared-group")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await TestApp("alice", dir: dir, server: server)
+        let bob = try await TestApp("bob", dir: dir, server: server)
+        guard case .result(.groupCreated(_, let g)) = await alice.api.chatApiSendCmd(#"/_group 1 {"displayName":"club","fullName":""}"#),
+            case .result(.groupLinkCreated(_, _, let groupLink)) = await alice.api.chatApiSendCmd("/_create link #\(g.groupId)")
+        else { Issue.record("group and link"); return }
+        let data = GroupShortLinkData(groupProfile: GroupProfile(displayName: "club"))
+        do {
+            _ = try await bob.api.apiPrepareGroup(connLink: groupLink.connLinkContact, directLink: false, groupShortLinkData: data)
+            Issue.record("channel links are refused")
+        } catch { }
+        let chat = try await bob.api.apiPrepareGroup(connLink: groupLink.connLinkContact, directLink: true, groupShortLinkData: data)
+        guard case .group(let prepared, _) = chat.chatInfo else { Issue.record("not a group chat: \(chat.chatInfo)"); return }
+        #expect(prepared.preparedGroup != nil)
+        #expect(bob.model.getChat(chat.chatInfo.id) != nil)
+        let (started, relays) = try await bob.api.apiConnectPreparedGroup(groupId: prepared.groupId, incognito: false, msg: nil)
+        #expect(started.groupId == prepared.groupId && relays.isEmpty)
+        try await eventually("bob joins the prepared group") {
+            guard case .group(let info, _)? = bob.model.getChat(chat.chatInfo.id)?.chatInfo else { return false }
+            return info.membership.memberStatus == .connected && info.preparedGroup == nil
+        }
+        await alice.close()
+        await bob.close()
+        await relay.shutdown()
+    }
 }
