@@ -134,6 +134,13 @@ private func errorType(_ json: String) -> String? {
         try await alice.cmd("/_delete item #\(g) \(helloId) broadcast")
         try await bob.event("chatItemsDeleted")
 
+        // Forwarding from the group to a direct chat and back into the group.
+        let plan = try await bob.cmd("/_forward plan #\(bg) \(hiAtBobId)")
+        #expect((plan["chatItemIds"] as? [NSNumber])?.map(\.int64Value) == [hiAtBobId])
+        try await bob.cmd("/_forward #\(bg) #\(bg) \(hiAtBobId)")
+        let fwd = try await alice.event("newChatItems") { itemText($0) == "hi all" && senderName($0) == "bob" }
+        #expect((firstItem(fwd)?["meta"] as? [String: Any])?["itemForwarded"] != nil)
+
         // Roles: Carol becomes admin; Bob learns it.
         let role = try await alice.cmd("/_member role #\(g) \(carolGm) admin")
         #expect(role["type"] as? String == "membersRoleUser" && role["toRole"] as? String == "admin")

@@ -100,13 +100,26 @@ extension ChatController {
         }
     }
 
+    /// An item's row and user from a direct or group chat (the source of a forward).
+    func sourceItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Row) {
+        switch ref.chatType {
+        case .direct:
+            let (u, _, _, r) = try directItem(ref, itemId)
+            return (u, r)
+        case .group:
+            let (u, _, r) = try groupItemRow(ref, itemId)
+            return (u, r)
+        default:
+            throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
+        }
+    }
+
     /// `/_forward plan`: which of the items can be forwarded (those with message content).
     func forwardPlan(_ ref: ChatRef, _ itemIds: [Int64]) throws(ChatError) -> ChatResponse {
-        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         var ok: [Int64] = []
         var user: User?
         for id in itemIds {
-            let (u, _, _, r) = try directItem(ref, id)
+            let (u, r) = try sourceItem(ref, id)
             user = u
             if r["item_deleted"] as String? == nil, (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != nil {
                 ok.append(id)
@@ -116,19 +129,36 @@ extension ChatController {
         return .forwardPlan(user: user, itemsCount: itemIds.count, chatItemIds: ok, forwardConfirmation: nil)
     }
 
-    /// `/_forward`: sends the items' content to another chat, marked as forwarded.
+    /// `/_forward`: sends the items' content to another chat (direct or group), marked as forwarded.
     func forward(to: ChatRef, from: ChatRef, _ itemIds: [Int64], ttl: Int?) async throws(ChatError) -> ChatResponse {
-        guard to.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
-        let (user, contact, agentConnId) = try contactConnection(to.chatId)
-        var items: [AChatItem] = []
+        var contents: [MsgContent] = []
         for id in itemIds {
-            let (_, _, _, r) = try directItem(from, id)
-            guard let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent else { continue }
-            let newId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: content, quotedItemId: nil,
-                                           ttl: ttl, live: false, forwarded: true)
-            items.append(try aItem(contact, newId))
+            let (_, r) = try sourceItem(from, id)
+            if r["item_deleted"] as String? == nil, let c = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent {
+                contents.append(c)
+            }
         }
-        return .newChatItems(user: user, chatItems: items)
+        var items: [AChatItem] = []
+        switch to.chatType {
+        case .direct:
+            let (user, contact, agentConnId) = try contactConnection(to.chatId)
+            for content in contents {
+                let newId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: content, quotedItemId: nil,
+                                               ttl: ttl, live: false, forwarded: true)
+                items.append(try aItem(contact, newId))
+            }
+            return .newChatItems(user: user, chatItems: items)
+        case .group where to.chatScope == nil:
+            let (user, g) = try groupContext(to.chatId)
+            try assertUserRole(g, .author)
+            for content in contents {
+                let newId = try await sendGroupItem(user: user, g, content: content, quotedItemId: nil, ttl: ttl, live: false, forwarded: true)
+                items.append(try groupItem(g.groupId, newId))
+            }
+            return .newChatItems(user: user, chatItems: items)
+        default:
+            throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
+        }
     }
 
     /// `/_delete @<contactId>`: tells the peer (x.direct.del), deletes the connection and the chat.

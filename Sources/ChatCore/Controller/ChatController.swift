@@ -63,8 +63,9 @@ public actor ChatController {
         }
     }
 
-    /// Runs one command string and answers with the API's JSON envelope.
-    public func send(_ command: String) async -> String {
+    /// Runs one command string and answers with the API's JSON envelope (encoded by the caller's
+    /// task, outside the actor).
+    public nonisolated func send(_ command: String) async -> String {
         switch await execute(command) {
         case .success(let r): return r.resultJSONString()
         case .failure(let e): return e.errorJSONString()
@@ -83,11 +84,11 @@ public actor ChatController {
     }
 
     /// The next event as `{"result": <ChatEvent>}`, waiting up to `timeout` seconds.
-    public func nextEvent(timeout: Double) async -> String? {
+    public nonisolated func nextEvent(timeout: Double) async -> String? {
         await events.pop(timeout: timeout)
     }
 
-    func emit(_ e: ChatEvent) { events.push(e.resultJSONString()) }
+    func emit(_ e: ChatEvent) { events.push(e) }
 
     /// Stops the agent and closes both databases; later calls answer `chatNotStarted`.
     public func close() async {

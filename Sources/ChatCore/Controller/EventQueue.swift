@@ -2,19 +2,21 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// Events waiting for the layer above (`chat_recv_msg_wait`): a FIFO with a timed wait, so a
-/// caller that asks with a timeout gets the next event or nothing when the time is up.
+/// caller that asks with a timeout gets the next event or nothing when the time is up. Events
+/// are kept as values and encoded as JSON by the reader, so the controller's actor never spends
+/// its time encoding them.
 final class EventQueue: Sendable {
     private struct State {
-        var buffer: [String] = []
-        var waiters: [(id: UInt64, cont: CheckedContinuation<String?, Never>)] = []
+        var buffer: [ChatEvent] = []
+        var waiters: [(id: UInt64, cont: CheckedContinuation<ChatEvent?, Never>)] = []
         var nextId: UInt64 = 0
         var closed = false
     }
 
     private let state = NIOLockedValueBox(State())
 
-    func push(_ event: String) {
-        let waiter = state.withLockedValue { s -> CheckedContinuation<String?, Never>? in
+    func push(_ event: ChatEvent) {
+        let waiter = state.withLockedValue { s -> CheckedContinuation<ChatEvent?, Never>? in
             guard !s.closed else { return nil }
             if !s.waiters.isEmpty { return s.waiters.removeFirst().cont }
             s.buffer.append(event)
@@ -23,14 +25,18 @@ final class EventQueue: Sendable {
         waiter?.resume(returning: event)
     }
 
-    /// The next event, waiting up to `timeout` seconds; nil when none came.
+    /// The next event as `{"result": <event>}`, waiting up to `timeout` seconds; nil when none came.
     func pop(timeout: Double) async -> String? {
+        await popEvent(timeout: timeout)?.resultJSONString()
+    }
+
+    func popEvent(timeout: Double) async -> ChatEvent? {
         let id = state.withLockedValue { s -> UInt64 in
             s.nextId += 1
             return s.nextId
         }
-        return await withCheckedContinuation { (cont: CheckedContinuation<String?, Never>) in
-            let immediate = state.withLockedValue { s -> String?? in
+        return await withCheckedContinuation { (cont: CheckedContinuation<ChatEvent?, Never>) in
+            let immediate = state.withLockedValue { s -> ChatEvent?? in
                 if !s.buffer.isEmpty { return .some(s.buffer.removeFirst()) }
                 if s.closed || timeout <= 0 { return .some(nil) }
                 s.waiters.append((id, cont))
@@ -42,7 +48,7 @@ final class EventQueue: Sendable {
             }
             // A Dispatch timer, not a Task: a busy cooperative pool must not stretch the wait.
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                let expired = self.state.withLockedValue { s -> CheckedContinuation<String?, Never>? in
+                let expired = self.state.withLockedValue { s -> CheckedContinuation<ChatEvent?, Never>? in
                     guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     return s.waiters.remove(at: i).cont
                 }
@@ -53,7 +59,7 @@ final class EventQueue: Sendable {
 
     /// Wakes every waiter with nothing; later pushes are dropped.
     func close() {
-        let waiters = state.withLockedValue { s -> [CheckedContinuation<String?, Never>] in
+        let waiters = state.withLockedValue { s -> [CheckedContinuation<ChatEvent?, Never>] in
             s.closed = true
             defer { s.waiters.removeAll() }
             return s.waiters.map(\.cont)
