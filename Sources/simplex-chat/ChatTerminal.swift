@@ -40,6 +40,14 @@ actor ChatTerminal {
           \\ @<name>                     delete your last message to <name> for everyone
           /react @<name> <emoji>        react to the last message from <name>
 
+        Groups:
+          /g <name>                     create a group
+          /a <group> <contact> [role]   invite a contact (role: member by default)
+          /j <group>                    join a group you were invited to
+          #<group> <message>            send a message to a group
+          /ms <group>                   list group members
+          /l <group>                    leave a group
+
         Settings and more:
           /smp <servers>                set SMP relays (smp://...); /xftp the same for file servers
           /_...                         any API command (bots/api/COMMANDS.md), answered as JSON
@@ -80,6 +88,31 @@ actor ChatTerminal {
             let name = String(p[0].dropFirst())
             guard let id = await contactId(name), let item = lastReceived[name] else { return output("no message from \(name) to react to") }
             await report(await controller.send(#"/_reaction @\#(id) \#(item) on {"type":"emoji","emoji":\#(Self.jsonString(p[1]))}"#)) { _ in "reaction sent" }
+        case "/g", "/group":
+            guard !arg.isEmpty, !arg.contains(" ") else { return output("usage: /g <name>") }
+            await report(await controller.send(#"/_group \#(userId) {"displayName":\#(Self.jsonString(arg)),"fullName":""}"#)) { r in
+                "group #\(Self.groupName(r["groupInfo"]) ?? arg) is created\nto add members use /a \(arg) <name>"
+            }
+        case "/a", "/add":
+            let p = arg.split(separator: " ").map(String.init)
+            guard p.count == 2 || p.count == 3 else { return output("usage: /a <group> <contact> [role]") }
+            guard let g = await groupId(p[0]) else { return output("no group \(p[0])") }
+            guard let c = await contactId(p[1]) else { return output("no contact \(p[1])") }
+            await report(await controller.send("/_add #\(g) \(c) \(p.count == 3 ? p[2] : "member")")) { _ in "invitation to join the group #\(p[0]) sent to \(p[1])" }
+        case "/j", "/join":
+            guard let g = await groupId(arg) else { return output("no group \(arg)") }
+            await report(await controller.send("/_join #\(g)")) { _ in "#\(arg): joining the group..." }
+        case "/ms", "/members":
+            guard let g = await groupId(arg) else { return output("no group \(arg)") }
+            await report(await controller.send("/_members #\(g)")) { r in
+                let members = ((r["group"] as? [String: Any])?["members"] as? [[String: Any]]) ?? []
+                return members.isEmpty ? "no members" : members.map {
+                    "\($0["localDisplayName"] as? String ?? "?"): \($0["memberRole"] as? String ?? ""), \($0["memberStatus"] as? String ?? "")"
+                }.joined(separator: "\n")
+            }
+        case "/l", "/leave":
+            guard let g = await groupId(arg) else { return output("no group \(arg)") }
+            await report(await controller.send("/_leave #\(g)")) { _ in "#\(arg): you left the group" }
         case "/smp", "/xftp":
             await report(await controller.send(line)) { _ in "\(words[0].dropFirst().uppercased()) servers are saved." }
         case "!":
@@ -99,6 +132,11 @@ actor ChatTerminal {
             if line.hasPrefix("@") {
                 let name = String(words[0].dropFirst())
                 await send(to: name, arg)
+            } else if line.hasPrefix("#") {
+                let name = String(words[0].dropFirst())
+                guard !arg.isEmpty else { return }
+                guard let g = await groupId(name) else { return output("no group \(name)") }
+                await report(await controller.send(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":\#(Self.jsonString(arg))}}]"#)) { _ in "" }
             } else if line.hasPrefix("/") {
                 output("unknown command \(words[0]); /help lists the commands")
             } else if let last = lastContact {
@@ -179,6 +217,12 @@ actor ChatTerminal {
         }
     }
 
+    func groupId(_ name: String) async -> Int64? {
+        guard let r = (try? Self.parse(await controller.send("/_groups \(userId)")))?.result else { return nil }
+        let g = (r["groups"] as? [[String: Any]] ?? []).first { $0["localDisplayName"] as? String == name }
+        return (g?["groupId"] as? NSNumber)?.int64Value
+    }
+
     func contactId(_ name: String) async -> Int64? {
         guard let r = (try? Self.parse(await controller.send("/_contacts \(userId)")))?.result else { return nil }
         let c = (r["contacts"] as? [[String: Any]] ?? []).first { $0["localDisplayName"] as? String == name }
@@ -187,7 +231,8 @@ actor ChatTerminal {
 
     private func report(_ json: String, _ ok: ([String: Any]) -> String) async {
         if let r = (try? Self.parse(json))?.result {
-            output(ok(r))
+            let line = ok(r)
+            if !line.isEmpty { output(line) }
         } else {
             output(Self.errorLine(json))
         }
@@ -215,9 +260,16 @@ actor ChatTerminal {
             output("\(t) \(Self.name(e["contact"]) ?? "?"): accepting contact request (auto-accept)...")
         case "newChatItems":
             for ci in e["chatItems"] as? [[String: Any]] ?? [] {
-                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
                 guard let item = ci["chatItem"] as? [String: Any], let meta = item["meta"] as? [String: Any] else { continue }
                 let text = (meta["itemText"] as? String) ?? ""
+                if let g = Self.groupName((ci["chatInfo"] as? [String: Any])?["groupInfo"]) {
+                    let dir = item["chatDir"] as? [String: Any]
+                    guard dir?["type"] as? String == "groupRcv" else { continue }
+                    let member = ((dir?["groupMember"] as? [String: Any])?["localDisplayName"] as? String) ?? "?"
+                    output("\(t) #\(g) \(member)> \(text)")
+                    continue
+                }
+                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
                 let sent = (item["chatDir"] as? [String: Any])?["type"] as? String == "directSnd"
                 if sent { continue }
                 lastContact = name
@@ -226,6 +278,7 @@ actor ChatTerminal {
             }
         case "chatItemsStatusesUpdated":
             for ci in e["chatItems"] as? [[String: Any]] ?? [] {
+                guard (ci["chatInfo"] as? [String: Any])?["contact"] != nil else { continue }
                 let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
                 let meta = (ci["chatItem"] as? [String: Any])?["meta"] as? [String: Any]
                 let status = (meta?["itemStatus"] as? [String: Any])?["type"] as? String
@@ -236,18 +289,18 @@ actor ChatTerminal {
         case "chatItemUpdated":
             let ci = e["chatItem"] as? [String: Any]
             let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
-            output("\(t) \(Self.name((ci?["chatInfo"] as? [String: Any])?["contact"]) ?? "?")> [edited] \(text)")
+            output("\(t) \(Self.chatName(ci?["chatInfo"]))> [edited] \(text)")
         case "chatItemsDeleted":
             let timed = e["timed"] as? Bool ?? false
             for d in e["chatItemDeletions"] as? [[String: Any]] ?? [] {
                 let ci = d["deletedChatItem"] as? [String: Any]
                 let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
-                output("\(t) \(Self.name((ci?["chatInfo"] as? [String: Any])?["contact"]) ?? "?"): \(timed ? "disappeared" : "deleted") \(text)")
+                output("\(t) \(Self.chatName(ci?["chatInfo"])): \(timed ? "disappeared" : "deleted") \(text)")
             }
         case "chatItemReaction":
             let r = (e["reaction"] as? [String: Any])?["chatReaction"] as? [String: Any]
             let emoji = ((r?["reaction"] as? [String: Any])?["emoji"] as? String) ?? ""
-            let name = Self.name(((e["reaction"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
+            let name = Self.chatName((e["reaction"] as? [String: Any])?["chatInfo"])
             output("\(t) \(name) \((e["added"] as? Bool ?? true) ? "reacted" : "removed reaction") \(emoji)")
         case "contactUpdated":
             output("\(t) \(Self.name(e["fromContact"]) ?? "?") updated profile: \(Self.name(e["toContact"], display: true) ?? "")")
@@ -257,6 +310,21 @@ actor ChatTerminal {
             output("\(t) disconnected from \(e["transportHost"] ?? "relay")")
         case "hostConnected":
             output("\(t) connected to \(e["transportHost"] ?? "relay")")
+        case "receivedGroupInvitation":
+            let g = Self.groupName(e["groupInfo"]) ?? "?"
+            output("\(t) #\(g): \(Self.name(e["contact"]) ?? "?") invites you to join the group as \(e["memberRole"] as? String ?? "member")\nto join: /j \(g)")
+        case "userJoinedGroup":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): you joined the group")
+        case "joinedGroupMember", "connectedToGroupMember":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") joined the group")
+        case "leftMember":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") left the group")
+        case "deletedMember":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") removed \(Self.memberName(e["deletedMember"]) ?? "?")")
+        case "deletedMemberUser":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") removed you from the group")
+        case "groupDeleted":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") deleted the group")
         case "chatError", "messageError":
             output("\(t) error: \(json)")
         default:
@@ -284,6 +352,21 @@ actor ChatTerminal {
         guard let c = contact as? [String: Any] else { return nil }
         if display { return (c["profile"] as? [String: Any])?["displayName"] as? String }
         return c["localDisplayName"] as? String
+    }
+
+    /// A contact's name, or `#group` for a group chat.
+    static func chatName(_ chatInfo: Any?) -> String {
+        let info = chatInfo as? [String: Any]
+        if let g = groupName(info?["groupInfo"]) { return "#" + g }
+        return name(info?["contact"]) ?? "?"
+    }
+
+    static func groupName(_ groupInfo: Any?) -> String? {
+        (groupInfo as? [String: Any])?["localDisplayName"] as? String
+    }
+
+    static func memberName(_ member: Any?) -> String? {
+        (member as? [String: Any])?["localDisplayName"] as? String
     }
 
     static func firstItem(_ r: [String: Any]) -> [String: Any]? {

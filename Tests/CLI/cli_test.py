@@ -170,6 +170,25 @@ try:
     carol.expect("alice: contact is connected")
     carol.type("@alice hey from carol")
     alice.expect("carol> hey from carol")
+
+    # A group: alice invites bob and carol, who are introduced to each other.
+    alice.type("/g team")
+    alice.expect("group #team is created")
+    alice.type("/a team bob")
+    bob.expect("invites you to join the group as member")
+    bob.type("/j team")
+    bob.expect("#team: you joined the group")
+    alice.type("/a team carol")
+    carol.expect("invites you to join the group as member")
+    carol.type("/j team")
+    carol.expect("#team: you joined the group")
+    bob.expect("#team: carol joined the group")
+    carol.expect("#team: bob joined the group")
+    alice.type("#team hello team")
+    bob.expect("#team alice> hello team")
+    carol.expect("#team alice> hello team")
+    carol.type("#team hi bob")
+    bob.expect("#team carol> hi bob")
     print("terminal: ok")
 
     # WebSocket API from this process.

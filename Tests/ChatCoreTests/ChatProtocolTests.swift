@@ -499,6 +499,21 @@ import Testing
         Malformed(
             name: "mention without member", body: #"{"event":"x.msg.new","params":{"content":{"type":"text","text":"a"},"mentions":{"bob":{}}}}"#,
             error: .missingField(path: "params.mentions.bob.memberId")),
+        Malformed(name: "group invitation missing", body: #"{"event":"x.grp.inv","params":{}}"#, error: .missingField(path: "params.groupInvitation")),
+        Malformed(
+            name: "group invitation without link",
+            body: #"{"event":"x.grp.inv","params":{"groupInvitation":{"fromMember":{"memberId":"AQ==","memberRole":"owner"},"invitedMember":{"memberId":"Ag==","memberRole":"member"},"groupProfile":{"displayName":"g"}}}}"#,
+            error: .missingField(path: "params.groupInvitation.connRequest")),
+        Malformed(
+            name: "unknown member role", body: #"{"event":"x.grp.mem.role","params":{"memberId":"AQ==","role":"king"}}"#,
+            error: .invalidValue(path: "params.role", reason: "")),
+        Malformed(name: "member ID not base64url", body: #"{"event":"x.grp.acpt","params":{"memberId":"a+b/"}}"#,
+                  error: .invalidValue(path: "params.memberId", reason: "not a base64url string")),
+        Malformed(
+            name: "introduction without links", body: #"{"event":"x.grp.mem.inv","params":{"memberId":"AQ==","memberIntro":{}}}"#,
+            error: .missingField(path: "params.memberIntro.groupConnReq")),
+        Malformed(name: "restriction missing", body: #"{"event":"x.grp.mem.restrict","params":{"memberId":"AQ=="}}"#,
+                  error: .missingField(path: "params.memberRestrictions")),
         Malformed(name: "top level array of one for single decode", body: #"[{"event":"x.ok","params":{}}]"#, error: .invalidJSON("")),
         Malformed(name: "compressed", body: "X\u{1}\u{0}\u{5}abcde", error: .compressedNotSupported),
         Malformed(name: "binary batch", body: "=\u{1}\u{0}\u{2}{}", error: .unsupportedFormat(prefix: "=")),
