@@ -268,6 +268,9 @@ private func errorType(_ json: String) -> String? {
         #expect(try await alice.cmd("/_delete link #\(g)")["type"] as? String == "groupLinkDeleted")
         #expect(errorType(await alice.c.send("/_get link #\(g)")) == "groupLinkNotFound")
 
+        // A user with groups, members and their profiles can be deleted.
+        #expect(try await erin.cmd("/_delete user 1 del_smp=on")["type"] as? String == "cmdOk")
+
         await relay.shutdown()
         await alice.c.close()
         await dave.c.close()

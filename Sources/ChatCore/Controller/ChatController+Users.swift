@@ -116,6 +116,7 @@ extension ChatController {
         let conns = try store.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE user_id = ?"), arguments: [userId])
                 + String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+                + String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM group_links WHERE user_id = ?"), arguments: [userId])
         }
         if let agent {
             for c in conns { try? await agent.deleteConnection(connId: c, deleteQueues: delSMPQueues) }
@@ -124,6 +125,7 @@ extension ChatController {
             try db.run("DELETE FROM chat_items WHERE user_id = ?", [userId])
             try db.run("DELETE FROM connections WHERE user_id = ?", [userId])
             try db.run("DELETE FROM contact_requests WHERE user_id = ?", [userId])
+            try db.run("DELETE FROM groups WHERE user_id = ?", [userId])
             try db.run("DELETE FROM contacts WHERE user_id = ?", [userId])
             try db.run("DELETE FROM users WHERE user_id = ?", [userId])
         }
