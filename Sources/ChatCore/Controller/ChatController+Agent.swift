@@ -255,10 +255,10 @@ extension ChatController {
             var receipt: [UInt8]?
             do { receipt = try await groupMessageReceived(conn, meta, msg) } catch {
                 // Acknowledged all the same: a message we cannot process must not block the queue.
-                try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+                acknowledge(agent, agentConnId, meta.agentMsgId)
                 throw error
             }
-            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: receipt)
+            acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
         }
         guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else {
@@ -275,11 +275,14 @@ extension ChatController {
         let shared = msg.msgId?.base64url
         let user = try userById(userId)
         var receipt: [UInt8]?
+        var acked = false
         switch msg.event {
         case .msgNew(let container):
-            receipt = []
-            if let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container),
-                let contact = try store.read({ db in try self.contact(db, contactId) }) {
+            let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container)
+            // Stored: the relay can send the next message while we build the event.
+            acknowledge(agent, agentConnId, meta.agentMsgId, receipt: [])
+            acked = true
+            if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
             }
         case .msgUpdate(let u):
@@ -338,7 +341,14 @@ extension ChatController {
         default:
             break
         }
-        try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId, receipt: receipt)
+        if !acked { acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt) }
+    }
+
+    /// Acknowledges a processed message without holding up the next agent event: the ACK is a
+    /// round trip to the relay, and the relay sends a queue's next message only after it, so
+    /// awaiting it here would serialise every connection behind one network round trip.
+    func acknowledge(_ agent: SMPAgent, _ agentConnId: String, _ msgId: Int64, receipt: [UInt8]? = nil) {
+        Task { try? await agent.ackMessage(connId: agentConnId, msgId: msgId, receipt: receipt) }
     }
 
     /// Stores a received x.msg.new once (by its shared id), with its quote and timer.
