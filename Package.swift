@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
         .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
         .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
+        .executable(name: "simplex-vectors", targets: ["simplex-vectors"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
         .library(name: "simplex", type: .dynamic, targets: ["SimplexLib"]),
     ],
@@ -179,6 +180,12 @@ let package = Package(
             ],
             path: "Benchmarks/ChatBenchmark"
         ),
+        // Checks of the reference vectors (../shared/refvectors) against our implementation.
+        .target(
+            name: "SimplexVectors",
+            dependencies: ["SimplexFoundation", "SMPProtocol", "SMPTransport", "DoubleRatchet", "SMPAgent"]
+        ),
+        .executableTarget(name: "simplex-vectors", dependencies: ["SimplexVectors"]),
         // libFuzzer target for the decoders; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .target(name: "SMPFuzz", dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation"], path: "Fuzz/SMPFuzz"),
         .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),

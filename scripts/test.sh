@@ -15,6 +15,11 @@ fi
 
 swift build --build-tests
 swift test --skip-build 2>&1 | tee .build/test-output.txt
+# Reference vectors made by simplexmq's own code (../shared/refvectors), through our implementation.
+if [ -d ../shared/refvectors ]; then
+  .build/debug/simplex-vectors ../shared/refvectors/*.json | tee .build/vectors-output.txt | grep -v '^PASS' || true
+  grep -q '^vectors: .* 0 failed' .build/vectors-output.txt
+fi
 # The C ABI from outside Swift: a C program and a Python ctypes script against a real relay.
 Tests/CABI/run.sh
 # The terminal client through pseudo-terminals, and its WebSocket API from another process.
