@@ -28,11 +28,8 @@ actor ChatTerminal {
           /c, /connect                  create a 1-time invitation link (shown with a QR code)
           /c <link>                     connect via an invitation link or a contact address
           /c incognito [<link>]         the same with a random profile for this contact
-          /ad, /address                 create (or show) your SimpleX address
-          /da, /delete_address          delete your address
-          /ac <name>, /rc <name>        accept / reject a contact request
-          /contacts                     list contacts
-          /delete @<name>, /d @<name>   delete a contact
+          /contacts, /cs                list contacts
+          /delete <contact>, /d @<name> delete a contact and all messages with them
 
         Messages:
           @<name> <message>             send a message; a line without a command goes to the last contact
@@ -40,20 +37,94 @@ actor ChatTerminal {
           \\ @<name>                     delete your last message to <name> for everyone
           /react @<name> <emoji>        react to the last message from <name>
 
-        Groups:
-          /g <name>                     create a group
-          /a <group> <contact> [role]   invite a contact (role: member by default)
-          /j <group>                    join a group you were invited to
-          #<group> <message>            send a message to a group
-          /ms <group>                   list group members
-          /l <group>                    leave a group
-
-        Settings and more:
-          /smp <servers>                set SMP relays (smp://...); /xftp the same for file servers
+        Other commands:
+          /help <topic>                 help on: groups, address, files, messages, settings, db
+          /profile, /p [<name> [<full name>]]  show / update your profile
+          /users, /user                 list profiles / show the active one
+          /markdown                     supported markdown syntax
+          /version                      SimpleX Chat version
+          /welcome, /w                  the welcome message
           /_...                         any API command (bots/api/COMMANDS.md), answered as JSON
-          /help                         this help
-          /q                            quit
+          /quit, /q                     quit chat
+        The commands may be abbreviated: /c, /g, /p, /ad, etc.
         """
+
+    static let groupsHelp = """
+        Group management commands:
+          /group <group>, /g            create a group
+          /add <group> <contact> [<role>], /a   add a contact to the group, roles: owner, admin, member (default), observer
+          /join <group>, /j             accept a group invitation
+          /remove <group> <member>, /rm remove a member from the group
+          /leave <group>, /l            leave the group
+          /delete #<group>, /d #<group> delete the group
+          /members <group>, /ms         list group members
+          /groups, /gs                  list groups
+          #<group> <message>            send a message to the group
+        """
+
+    static let addressHelp = """
+        Your contact address commands:
+          /address, /ad                 create your address
+          /delete_address, /da          delete your address (accepted contacts stay connected)
+          /show_address, /sa            show your address
+          /accept <name>, /ac           accept a contact request
+          /reject <name>, /rc           reject a contact request
+        Please note: you can receive spam contact requests, but it's safe to delete the address!
+        """
+
+    static let filesHelp = """
+        File transfer commands (/file, /freceive, /fcancel, /fstatus) are not available yet in this client:
+        files over XFTP are being built.
+        """
+
+    static let messagesHelp = """
+        Messages:
+          @<name> <message>             send a message to a contact
+          #<group> <message>            send a message to a group
+          <message>                     (no command) to the contact you last talked with
+          ! @<name> <new text>          edit your last message to <name>
+          \\ @<name>                     delete your last message to <name> for everyone
+          /react @<name> <emoji>        react to the last message from <name>
+        """
+
+    static let settingsHelp = """
+        Settings:
+          /smp <servers>                set SMP relays (smp://<fingerprint>@host[:port], space-separated)
+          /smp                          show the SMP relays in use
+          /xftp <servers>               the same for file servers
+        """
+
+    static let dbHelp = """
+        Database (stop the chat first with /_stop, start again with /_start):
+          /db encrypt <key>             encrypt both databases with a passphrase
+          /db key <old key> <new key>   change the passphrase
+          /db decrypt <key>             remove the passphrase
+        """
+
+    static let markdownHelp = """
+        Markdown:
+          *bold*                        bold text
+          _italic_                      italic text
+          +underlined+                  underlined text
+          ~strikethrough~               strikethrough text
+          `code snippet`                a + b // no *markdown* here
+          !1 text!                      red text (1-6: red, green, blue, yellow, cyan, magenta)
+          #secret#                      secret text (can be copy-pasted)
+        """
+
+    static func welcome(_ name: String) -> String {
+        """
+        Welcome \(name)!
+        Thank you for using SimpleX Chat (SimpleX-Swift, \(ChatVersionInfo.versionString)).
+
+        To continue:
+        [ ] /connect with 2 friends - /help for instructions
+        [ ] create a /group with them - /g friends
+        [ ] create your chat /address and share it with your friends - /ad
+
+        To show this message again - /welcome (or /w)
+        """
+    }
 
     func handle(_ raw: String) async {
         let line = raw.trimmingCharacters(in: .whitespaces)
@@ -66,7 +137,44 @@ actor ChatTerminal {
         let arg = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : ""
         switch words[0] {
         case "/help", "/h", "/?":
-            output(Self.help)
+            switch arg {
+            case "": output(Self.help)
+            case "groups", "group", "g": output(Self.groupsHelp)
+            case "address", "ad": output(Self.addressHelp)
+            case "files", "file", "f": output(Self.filesHelp)
+            case "messages", "message", "m": output(Self.messagesHelp)
+            case "settings", "s": output(Self.settingsHelp)
+            case "db", "database": output(Self.dbHelp)
+            case "markdown", "md": output(Self.markdownHelp)
+            default: output("no help on \(arg); topics: groups, address, files, messages, settings, db, markdown")
+            }
+        case "/markdown":
+            output(Self.markdownHelp)
+        case "/version", "/v":
+            output(ChatVersionInfo.versionString)
+        case "/welcome", "/w":
+            await report(await controller.send("/user")) { r in
+                Self.welcome(((r["user"] as? [String: Any])?["localDisplayName"] as? String) ?? "")
+            }
+        case "/p", "/profile":
+            await profile(arg)
+        case "/sa", "/show_address":
+            await showAddress()
+        case "/gs", "/groups":
+            await report(await controller.send("/_groups \(userId)")) { r in
+                let groups = r["groups"] as? [[String: Any]] ?? []
+                return groups.isEmpty ? "you have no groups!\nto create: /g <name>" : groups.compactMap { g in
+                    (g["localDisplayName"] as? String).map { "#\($0)" + Self.membershipNote(g) }
+                }.joined(separator: "\n")
+            }
+        case "/rm", "/remove":
+            let p = arg.split(separator: " ").map(String.init)
+            guard p.count == 2 else { return output("usage: /rm <group> <member>") }
+            let group = p[0].hasPrefix("#") ? String(p[0].dropFirst()) : p[0]
+            guard let g = await groupId(group) else { return output("no group #\(group)") }
+            let memberName = p[1].hasPrefix("@") ? String(p[1].dropFirst()) : p[1]
+            guard let m = await memberId(g, memberName) else { return output("group #\(group) doesn't have member \(memberName)") }
+            await report(await controller.send("/_remove #\(g) \(m)")) { _ in "#\(group): you removed \(memberName) from the group" }
         case "/c", "/connect":
             await connect(arg)
         case "/ad", "/address":
@@ -80,8 +188,7 @@ actor ChatTerminal {
         case "/contacts", "/cs":
             await listContacts()
         case "/d", "/delete":
-            guard arg.hasPrefix("@"), let id = await contactId(String(arg.dropFirst())) else { return output("usage: /delete @<name>") }
-            await report(await controller.send("/_delete @\(id)")) { _ in "\(arg.dropFirst()): contact is deleted" }
+            await delete(arg)
         case "/react":
             let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
             guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: /react @<name> <emoji>") }
@@ -138,7 +245,8 @@ actor ChatTerminal {
                 guard let g = await groupId(name) else { return output("no group \(name)") }
                 await report(await controller.send(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":\#(Self.jsonString(arg))}}]"#)) { _ in "" }
             } else if line.hasPrefix("/") {
-                output("unknown command \(words[0]); /help lists the commands")
+                // Commands of the core's own syntax (/user, /users, /db encrypt KEY, ...).
+                await forward(line)
             } else if let last = lastContact {
                 await send(to: last, line)
             } else {
@@ -238,6 +346,86 @@ actor ChatTerminal {
         }
     }
 
+    /// `/p` shows the profile; `/p <name> [<full name>]` changes it.
+    private func profile(_ arg: String) async {
+        guard let r = (try? Self.parse(await controller.send("/user")))?.result, let user = r["user"] as? [String: Any],
+            var profile = user["profile"] as? [String: Any]
+        else { return output("error: active user is required") }
+        if arg.isEmpty {
+            let name = profile["displayName"] as? String ?? ""
+            let full = profile["fullName"] as? String ?? ""
+            return output("user profile: \(name)" + (full.isEmpty || full == name ? "" : " (\(full))")
+                + "\nuse /p <display name> [<full name>] to change it")
+        }
+        let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
+        profile["displayName"] = p[0]
+        profile["fullName"] = p.count > 1 ? p[1] : ""
+        guard let data = try? JSONSerialization.data(withJSONObject: profile) else { return }
+        await report(await controller.send("/_profile \(userId) \(String(decoding: data, as: UTF8.self))")) { r in
+            r["type"] as? String == "userProfileNoChange" ? "user profile did not change" : "user profile is changed to \(p[0])"
+        }
+    }
+
+    private func showAddress() async {
+        await report(await controller.send("/_show_address \(userId)")) { r in
+            let l = (((r["contactLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String) ?? ""
+            return "Your contact address:\n\n\(l)\n\n\(self.showQR(l) ?? "")Anybody can send you contact requests with: /c <contact_link_above>"
+        }
+    }
+
+    /// `/d @name`, `/d #group`, or `/delete name` (a contact, as SimpleX's CLI reads a bare name).
+    private func delete(_ arg: String) async {
+        if arg.hasPrefix("#") {
+            let name = String(arg.dropFirst())
+            guard let g = await groupId(name) else { return output("no group #\(name)") }
+            return await report(await controller.send("/_delete #\(g)")) { _ in "#\(name): you deleted the group" }
+        }
+        let name = arg.hasPrefix("@") ? String(arg.dropFirst()) : arg
+        guard !name.isEmpty else { return output("usage: /delete <contact> or /delete #<group>") }
+        guard let id = await contactId(name) else { return output("no contact \(name)") }
+        await report(await controller.send("/_delete @\(id)")) { _ in "\(name): contact is deleted" }
+    }
+
+    /// A command the terminal has no short form for goes to the core as it is.
+    private func forward(_ line: String) async {
+        let json = await controller.send(line)
+        guard let r = (try? Self.parse(json))?.result else { return output(Self.errorLine(json)) }
+        switch r["type"] as? String {
+        case "activeUser":
+            let u = r["user"] as? [String: Any]
+            output("user profile: \((u?["localDisplayName"] as? String) ?? "?")")
+        case "usersList":
+            let users = r["users"] as? [[String: Any]] ?? []
+            output(users.compactMap { info -> String? in
+                guard let u = info["user"] as? [String: Any], let name = u["localDisplayName"] as? String else { return nil }
+                let active = (u["activeUser"] as? Bool) == true ? " (active)" : ""
+                let unread = (info["unreadCount"] as? NSNumber)?.intValue ?? 0
+                return name + active + (unread > 0 ? ", \(unread) unread" : "")
+            }.joined(separator: "\n"))
+        case "cmdOk":
+            output("ok")
+        default:
+            output(json)
+        }
+    }
+
+    func memberId(_ groupId: Int64, _ name: String) async -> Int64? {
+        guard let r = (try? Self.parse(await controller.send("/_members #\(groupId)")))?.result else { return nil }
+        let members = ((r["group"] as? [String: Any])?["members"] as? [[String: Any]]) ?? []
+        let m = members.first { $0["localDisplayName"] as? String == name }
+        return (m?["groupMemberId"] as? NSNumber)?.int64Value
+    }
+
+    static func membershipNote(_ g: [String: Any]) -> String {
+        let status = (g["membership"] as? [String: Any])?["memberStatus"] as? String
+        switch status {
+        case "invited": return " (pending invitation: /j to join)"
+        case "left": return " (you left)"
+        case "removed": return " (you are removed)"
+        default: return ""
+        }
+    }
+
     // MARK: events
 
     /// One event (`{"result": <event>}`) as lines for the person at the terminal.
@@ -325,8 +513,16 @@ actor ChatTerminal {
             output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") removed you from the group")
         case "groupDeleted":
             output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") deleted the group")
-        case "chatError", "messageError":
-            output("\(t) error: \(json)")
+        case "chatError":
+            let line: String = {
+                guard let e = e["chatError"], let data = try? JSONSerialization.data(withJSONObject: e),
+                    let typed = try? JSONDecoder().decode(ChatError.self, from: data)
+                else { return "error: \(json)" }
+                return ChatView.describe(error: typed)
+            }()
+            output("\(t) \(line)")
+        case "messageError":
+            output("\(t) message error: \((e["severity"] as? String) ?? "") \((e["errorMessage"] as? String) ?? "")")
         default:
             break
         }
@@ -339,13 +535,13 @@ actor ChatTerminal {
         return (obj?["result"] as? [String: Any], obj?["error"] as? [String: Any])
     }
 
+    /// The error of a core answer as SimpleX's CLI words it (ChatView), never a bare type tag.
     static func errorLine(_ json: String) -> String {
-        guard let e = (try? parse(json))?.error else { return "error: \(json)" }
-        if let t = (e["errorType"] as? [String: Any])?["type"] as? String {
-            if let m = (e["errorType"] as? [String: Any])?["message"] as? String { return "error: \(m)" }
-            return "error: \(t)"
+        guard let e = (try? parse(json))?.error, let data = try? JSONSerialization.data(withJSONObject: e) else {
+            return "error: \(json)"
         }
-        return "error: \(e["type"] ?? json)"
+        guard let typed = try? JSONDecoder().decode(ChatError.self, from: data) else { return "error: \(json)" }
+        return ChatView.describe(error: typed)
     }
 
     static func name(_ contact: Any?, display: Bool = false) -> String? {

@@ -8,21 +8,38 @@ import NIOWebSocket
 
 /// The WebSocket bot API (`-p PORT`): clients send `{"corrId": "...", "cmd": "..."}` text frames
 /// and get `{"corrId": "...", "resp": {...}}`; events go to every client as `{"resp": {...}}`.
-/// Bound to 127.0.0.1: it gives full control of the chat profile.
+/// Bound to 127.0.0.1 by default: it gives full control of the chat profile, so any other
+/// address needs a token (`--chat-server-token`) that clients present on the upgrade request.
 enum ChatWebSocketServer {
-    static func run(controller: ChatController, port: Int, host: String = "127.0.0.1", group: any EventLoopGroup) async throws {
+    /// Largest request accepted (a command of several MB, e.g. a long message or a group profile
+    /// with an image); a larger one is answered with an error and the socket stays open.
+    static let maxMessageSize = 8 << 20
+    /// Largest single frame read before the socket is closed (code 1009): the cap above, plus headroom
+    /// so an oversized message still reaches the handler and gets its error answer.
+    static let maxFrameSize = 64 << 20
+
+    static func run(controller: ChatController, port: Int, host: String = "127.0.0.1", access: WebSocketAccess,
+                    group: any EventLoopGroup) async throws {
         let clients = ClientSet()
         let upgrader = NIOWebSocketServerUpgrader(
-            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+            maxFrameSize: maxFrameSize,
+            shouldUpgrade: { channel, head in
+                channel.eventLoop.makeSucceededFuture(access.allows(head) ? HTTPHeaders() : nil)
+            },
             upgradePipelineHandler: { channel, _ in
                 let handler = WebSocketHandler(controller: controller, clients: clients)
-                return channel.pipeline.addHandler(handler)
+                // The refusal handler only serves plain HTTP; frames go to the WebSocket handler.
+                return channel.pipeline.removeHandler(name: RefusedRequestHandler.name).flatMap {
+                    channel.pipeline.addHandler(handler)
+                }
             })
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 64)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in })).flatMap {
+                    channel.pipeline.addHandler(RefusedRequestHandler(), name: RefusedRequestHandler.name)
+                }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
         say("WebSocket API on ws://\(host):\(channel.localAddress?.port ?? port)")
@@ -73,6 +90,8 @@ final class WebSocketHandler: ChannelInboundHandler, @unchecked Sendable {
     let clients: ClientSet
     private var sender: Sender?
     private var fragments = ByteBuffer()
+    /// The message being received went over the cap: its frames are dropped until the last one.
+    private var oversized = false
 
     init(controller: ChatController, clients: ClientSet) {
         self.controller = controller
@@ -98,8 +117,17 @@ final class WebSocketHandler: ChannelInboundHandler, @unchecked Sendable {
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.data)), promise: nil)
         case .text, .continuation:
             var data = frame.unmaskedData
-            fragments.writeBuffer(&data)
+            if !oversized && fragments.readableBytes + data.readableBytes <= ChatWebSocketServer.maxMessageSize {
+                fragments.writeBuffer(&data)
+            } else {
+                oversized = true
+                fragments.clear()
+            }
             guard frame.fin else { return }
+            if oversized {
+                oversized = false
+                return sender?.send(Self.malformed(nil, "message too large: the limit is \(ChatWebSocketServer.maxMessageSize) bytes")) ?? ()
+            }
             let text = fragments.readString(length: fragments.readableBytes) ?? ""
             fragments.clear()
             handle(text)
@@ -129,5 +157,56 @@ final class WebSocketHandler: ChannelInboundHandler, @unchecked Sendable {
 
     static func malformed(_ corrId: String?, _ message: String) -> String {
         ChatSrvResponse(corrId: corrId, response: .failure(.error(errorType: .commandError(message: message)))).jsonString()
+    }
+}
+
+/// Who may open the WebSocket API: anyone on loopback without a token (as SimpleX's CLI), and
+/// with a token only clients presenting it (`Authorization: Bearer TOKEN` or `?token=TOKEN`).
+struct WebSocketAccess: Sendable {
+    let token: String?
+
+    func allows(_ head: HTTPRequestHead) -> Bool {
+        guard let token else { return true }
+        if let auth = head.headers.first(name: "Authorization"), auth.hasPrefix("Bearer ") {
+            return Self.same(String(auth.dropFirst("Bearer ".count)), token)
+        }
+        if let q = head.uri.split(separator: "?", maxSplits: 1).dropFirst().first {
+            for pair in q.split(separator: "&") where pair.hasPrefix("token=") {
+                let v = String(pair.dropFirst("token=".count)).removingPercentEncoding ?? ""
+                return Self.same(v, token)
+            }
+        }
+        return false
+    }
+
+    /// Compares without an early exit, so the time taken does not reveal the matching prefix.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = x.count ^ y.count
+        for i in 0..<max(x.count, y.count) { diff |= Int((i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)) }
+        return diff == 0
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+    }
+}
+
+/// Answers an HTTP request that was not (allowed to be) upgraded: 401 without a valid token.
+final class RefusedRequestHandler: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    static let name = "refused-request"
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        let body = "WebSocket API: a valid token is required (Authorization: Bearer TOKEN)\n"
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        headers.add(name: "Connection", value: "close")
+        let head = HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 }

@@ -8,6 +8,11 @@ final class Console: Sendable {
     private struct State {
         var typed: [UInt8] = []
         var saved: termios?
+        /// Earlier lines, for up/down recall; `recall` is the index shown (history.count = the new line).
+        var history: [[UInt8]] = []
+        var recall = 0
+        /// Where an unfinished ESC [ x sequence stands (0: none, 1: after ESC, 2: after ESC [).
+        var escape = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -52,9 +57,27 @@ final class Console: Sendable {
     /// One typed byte: edits the line and echoes it; returns the line on Enter.
     private func handle(_ byte: UInt8) -> String? {
         state.withLockedValue { s -> String? in
+            if s.escape == 1 {
+                s.escape = byte == 91 ? 2 : 0  // "["
+                return nil
+            }
+            if s.escape == 2 {
+                s.escape = 0
+                switch byte {
+                case 65: Self.recall(&s, by: -1)  // up
+                case 66: Self.recall(&s, by: 1)  // down
+                default: break
+                }
+                return nil
+            }
             switch byte {
+            case 27:
+                s.escape = 1
+                return nil
             case 13, 10:
                 let line = String(decoding: s.typed, as: UTF8.self)
+                if !s.typed.isEmpty && s.history.last != s.typed { s.history.append(s.typed) }
+                s.recall = s.history.count
                 s.typed.removeAll()
                 FileHandle.standardOutput.write(Data("\r\n".utf8))
                 return line
@@ -75,6 +98,15 @@ final class Console: Sendable {
                 return nil
             }
         }
+    }
+
+    /// Replaces the typed line with an earlier (or later) one and redraws it.
+    private static func recall(_ s: inout State, by step: Int) {
+        let i = s.recall + step
+        guard i >= 0 && i <= s.history.count else { return }
+        s.recall = i
+        s.typed = i == s.history.count ? [] : s.history[i]
+        FileHandle.standardOutput.write(Data(Array("\r\u{1B}[K".utf8) + s.typed))
     }
 
     private func enterRawMode() {

@@ -22,14 +22,15 @@ def check(cond, what):
 class Person:
     """A simplex-chat process in a pseudo-terminal."""
 
-    def __init__(self, name, args=None, first_run_name=True):
+    def __init__(self, name, args=None, first_run_name=True, home=None, port=None):
         self.name = name
-        argv = [BIN, "-d", f"{HOME}/{name}", "--relay-port", RELAY_PORT] + (args or [])
+        home = home or HOME
+        argv = [BIN, "-d", f"{home}/{name}", "--relay-port", port or RELAY_PORT] + (args or [])
         if first_run_name:
             argv += ["--display-name", name]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            os.execve(BIN, argv, ENV)
+            os.execve(BIN, argv, dict(os.environ, HOME=home))
         self.buf = ""
 
     def type(self, line):
@@ -123,6 +124,176 @@ class WebSocket:
         return self.wait(lambda m: "corrId" not in m and m["resp"].get("type") == type_)["resp"]
 
 
+def start_ws_process(argv, home, stdin=subprocess.DEVNULL):
+    """Starts simplex-chat with -p; returns (process, first lines) once the API listens."""
+    p = subprocess.Popen(argv, env=dict(os.environ, HOME=home), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    seen = b""
+    deadline = time.time() + 60
+    while b"WebSocket API on" not in seen:
+        line = p.stdout.readline()
+        if not line or time.time() > deadline:
+            raise AssertionError(f"no WebSocket API: {seen.decode(errors='replace')}")
+        seen += line
+    return p, seen.decode(errors="replace")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_deployment_tests():
+    home = tempfile.mkdtemp(prefix="cli-deploy-")
+    relay = str(free_port())
+    try:
+        # Five clients started at the same moment on a fresh HOME: one relay, one identity.
+        crowd = [Person(f"p{i}", home=home, port=relay) for i in range(5)]
+        addrs = []
+        for p in crowd:
+            m = p.expect(r"(Local relay|Using the local relay already running): (smp://\S+)", timeout=60)
+            addrs.append(m.group(2))
+            p.expect("Type /help")
+        check(len(set(addrs)) == 1, f"one relay identity for all: {addrs}")
+        check(sum(1 for p in crowd if "Local relay" in p.buf or True) == 5, "all started")
+        crowd[0].type("/c")
+        inv = crowd[0].expect(r"(simplex:/invitation#/\?\S+)").group(1)
+        crowd[1].type(f"/c {inv}")
+        crowd[0].expect("p1: contact is connected", timeout=40)
+        crowd[1].expect("p0: contact is connected", timeout=40)
+        crowd[1].type("@p0 hello from the crowd")
+        crowd[0].expect("p1> hello from the crowd")
+        for p in crowd:
+            p.quit()
+        print("simultaneous start: ok")
+
+        # -p with piped stdin and no profile: the display name is read from stdin.
+        port = free_port()
+        p = subprocess.Popen([BIN, "-d", f"{home}/piped", "--relay-port", relay, "-p", str(port)], env=dict(os.environ, HOME=home),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p.stdin.write(b"piper\n")
+        p.stdin.flush()
+        seen = b""
+        while b"WebSocket API on" not in seen:
+            line = p.stdout.readline()
+            if not line:
+                raise AssertionError(f"piped first run exited: {seen}")
+            seen += line
+        ws = WebSocket(port)
+        resp = ws.call("1", "/user")
+        check(resp["type"] == "activeUser" and resp["user"]["localDisplayName"] == "piper", f"piped profile: {resp}")
+        p.terminate()
+        p.wait()
+        print("piped first run: ok")
+
+        # A bot daemon's first-run line as published bot frameworks write it (stdin an open pipe).
+        port = free_port()
+        files = f"{home}/botfiles"
+        argv = [BIN, "-p", str(port), "-d", f"{home}/daemon", "-y", "--mute", "--files-folder", files,
+                "--auto-accept-files", "1000000", "--create-bot-display-name", "helper", "--create-bot-allow-files",
+                "--relay-port", relay]
+        p, _ = start_ws_process(argv, home, stdin=subprocess.PIPE)
+        ws = WebSocket(port)
+        resp = ws.call("1", "/user")
+        prof = resp["user"]["profile"]
+        check(prof.get("peerType") == "bot", f"bot profile: {prof}")
+        check(prof["displayName"] == "helper", f"bot name: {prof}")
+        check(os.path.isdir(files), "files folder created")
+        p.terminate()
+        p.wait()
+        # --create-bot-display-name without --create-bot-allow-files: files prohibited in the profile.
+        port = free_port()
+        p, _ = start_ws_process([BIN, "-p", str(port), "-d", f"{home}/nofiles", "--create-bot-display-name", "strict",
+                                 "--relay-port", relay], home)
+        ws = WebSocket(port)
+        prof = ws.call("1", "/user")["user"]["profile"]
+        check(prof.get("peerType") == "bot" and prof.get("preferences", {}).get("files", {}).get("allow") == "no",
+              f"bot without files: {prof}")
+        p.terminate()
+        p.wait()
+        r = subprocess.run([BIN, "-d", f"{home}/x", "--create-bot-allow-files", "-p", "1"], env=dict(os.environ, HOME=home),
+                           capture_output=True, timeout=30)
+        check(r.returncode != 0 and b"requires --create-bot-display-name" in r.stdout + r.stderr, f"allow-files alone: {r}")
+        print("bot daemon: ok")
+
+        # -m: maintenance mode, the chat waits for /_start over the WebSocket.
+        port = free_port()
+        p, _ = start_ws_process([BIN, "-p", str(port), "-d", f"{home}/daemon", "-m", "--relay-port", relay], home)
+        ws = WebSocket(port)
+        resp = ws.call("1", "/_address 1")
+        check(resp["type"] == "chatCmdError", f"not started in maintenance mode: {resp}")
+        resp = ws.call("2", "/_start")
+        check(resp["type"] in ("chatStarted", "chatRunning"), f"/_start: {resp}")
+        resp = ws.call("3", "/_address 1")
+        check(resp["type"] == "userContactLinkCreated", f"address after start: {str(resp)[:300]}")
+        p.terminate()
+        p.wait()
+        print("maintenance: ok")
+
+        # --chat-server-host beyond loopback: refused without a token; with one, only clients presenting it.
+        r = subprocess.run([BIN, "-d", f"{home}/daemon", "-p", str(free_port()), "--chat-server-host", "0.0.0.0"],
+                           env=dict(os.environ, HOME=home), capture_output=True, timeout=30)
+        check(r.returncode != 0 and b"--chat-server-token" in r.stdout + r.stderr, f"host without token: {r}")
+        port = free_port()
+        p, _ = start_ws_process([BIN, "-d", f"{home}/daemon", "-p", str(port), "--chat-server-host", "0.0.0.0",
+                                 "--chat-server-token", "s3cret", "--relay-port", relay], home)
+        try:
+            WebSocket(port)
+            check(False, "upgrade without token accepted")
+        except AssertionError as e:
+            check("401" in str(e), f"no token: {e}")
+        ws = TokenWebSocket(port, "s3cret")
+        resp = ws.call("1", "/user")
+        check(resp["type"] == "activeUser", f"with token: {resp}")
+        try:
+            TokenWebSocket(port, "wrong")
+            check(False, "wrong token accepted")
+        except AssertionError:
+            pass
+        p.terminate()
+        p.wait()
+        print("token: ok")
+
+        # A damaged agent database: the failed start is reported and the process exits non-zero.
+        with open(f"{home}/daemon_agent.db", "r+b") as f:
+            f.seek(0)
+            f.write(b"this is not a database at all" * 10)
+        for suffix in ("-wal", "-shm"):
+            try:
+                os.remove(f"{home}/daemon_agent.db{suffix}")
+            except FileNotFoundError:
+                pass
+        r = subprocess.run([BIN, "-d", f"{home}/daemon", "-p", str(free_port()), "--relay-port", relay],
+                           env=dict(os.environ, HOME=home), capture_output=True, timeout=60)
+        out = (r.stdout + r.stderr).decode(errors="replace")
+        check(r.returncode != 0, f"damaged database must fail: {out}")
+        check("WebSocket API on" not in out and "rror" in out, f"damaged database message: {out}")
+        print("damaged database: ok")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+class TokenWebSocket(WebSocket):
+    """The same client, presenting a token on the upgrade request."""
+
+    def __init__(self, port, token):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=20)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Authorization: Bearer {token}\r\n"
+                        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            c = self.s.recv(1)
+            if not c:
+                break
+            head += c
+        assert b" 101 " in head.split(b"\r\n")[0], head
+        self.pending = []
+
+
 def link_in(text):
     m = re.search(r"(simplex:/(?:invitation|contact)#/\?\S+)", text)
     return m.group(1) if m else None
@@ -133,9 +304,10 @@ try:
     dave = Person("dave", first_run_name=False)
     dave.expect("display name: ")
     dave.type("dave")
-    dave.expect(r"full name \(optional\): ")
-    dave.type("Dave D")
     dave.expect("Current user: dave")
+    dave.type("")  # Enter on an empty line does nothing
+    dave.type("/version")
+    dave.expect(r"SimpleX Chat v\d")
     dave.quit()
 
     # Invitation, messages both ways (addressed and bare lines), delivery marks.
@@ -191,6 +363,42 @@ try:
     bob.expect("#team carol> hi bob")
     print("terminal: ok")
 
+    # SimpleX CLI commands by habit.
+    alice.type("/p")
+    alice.expect("user profile: alice")
+    alice.type("/gs")
+    alice.expect("#team")
+    alice.type("/sa")
+    alice.expect(r"Your contact address:\s+simplex:/contact#")
+    alice.type("/help groups")
+    alice.expect("Group management commands:")
+    alice.type("/help address")
+    alice.expect("Your contact address commands:")
+    alice.type("/markdown")
+    alice.expect(r"\*bold\*")
+    alice.type("/welcome")
+    alice.expect("Welcome alice!")
+    alice.type("/users")  # the core's own syntax, forwarded
+    alice.expect(r"alice \(active\)")
+    alice.type("/user")
+    alice.expect("user profile: alice")
+    alice.type("/nonsense")
+    alice.expect("bad chat command")
+    alice.type("/rm team carol")
+    alice.expect("#team: you removed carol from the group")
+    carol.expect("removed you from the group")
+    alice.type("/g temp")
+    alice.expect("group #temp is created")
+    alice.type("/d #temp")
+    alice.expect("#temp: you deleted the group")
+    alice.type("/delete carol")
+    alice.expect("carol: contact is deleted")
+    alice.type("/p alicia Alice A")
+    alice.expect("user profile is changed to alicia")
+    alice.type("/p")
+    alice.expect(r"user profile: alicia \(Alice A\)")
+    print("cli commands: ok")
+
     # WebSocket API from this process.
     ws_port = int(RELAY_PORT) + 1
     bot = subprocess.Popen([BIN, "-d", f"{HOME}/bot", "--display-name", "bot", "--relay-port", RELAY_PORT, "-p", str(ws_port)],
@@ -224,10 +432,22 @@ try:
     carol.type("@bot thanks bot")
     got = ws.event("newChatItems")
     check(got["chatItems"][0]["chatItem"]["meta"]["itemText"] == "thanks bot", f"received: {got}")
+    # A long command (over NIO's default 16 KB frame) is accepted; one over the cap gets an error.
+    long_text = "x" * 100_000
+    resp = ws.call("5", f'/_send @{cid} json [{{"msgContent":{{"type":"text","text":"{long_text[:10000]}"}}}}]')
+    check(resp["type"] == "newChatItems", f"long send: {str(resp)[:300]}")
+    resp = ws.call("6", "/_get chats 1 pcc=on " + long_text)
+    check(resp["type"] == "chatCmdError", f"long bad command: {str(resp)[:300]}")
+    ws.send_text(json.dumps({"corrId": "7", "cmd": "x" * (9 << 20)}))
+    big = ws.wait(lambda m: m["resp"].get("type") == "chatCmdError" and "too large" in json.dumps(m))
+    check("corrId" not in big or big["corrId"] is None, f"oversized: {str(big)[:300]}")
+    resp = ws.call("8", "/user")
+    check(resp["type"] == "activeUser", f"socket usable after oversized message: {str(resp)[:300]}")
     print("websocket: ok")
     bot.terminate()
     for p in (alice, bob, carol):
         p.quit()
+    run_deployment_tests()
 except AssertionError as e:
     failures.append(str(e))
     print("FAIL:", e)
