@@ -513,6 +513,40 @@ actor ChatTerminal {
             output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") removed you from the group")
         case "groupDeleted":
             output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") deleted the group")
+        case "contactSndReady":
+            output("\(t) \(Self.name(e["contact"]) ?? "?"): you can send messages to contact")
+        case "userAcceptedGroupSent":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): joining the group...")
+        case "groupLinkConnecting":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): joining the group via its link...")
+        case "acceptingGroupJoinRequestMember":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): accepting request to join the group from \(Self.memberName(e["member"]) ?? "?")...")
+        case "joinedGroupMemberConnecting":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["hostMember"]) ?? "?") added \(Self.memberName(e["member"]) ?? "?") to the group (connecting...)")
+        case "memberRole":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") changed the role of \(Self.memberName(e["member"]) ?? "?") from \(e["fromRole"] as? String ?? "?") to \(e["toRole"] as? String ?? "?")")
+        case "memberBlockedForAll":
+            let blocked = e["blocked"] as? Bool ?? true
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") \(blocked ? "blocked" : "unblocked") \(Self.memberName(e["member"]) ?? "?")")
+        case "groupUpdated":
+            let to = e["toGroup"] as? [String: Any]
+            let name = ((to?["groupProfile"] as? [String: Any])?["displayName"] as? String) ?? Self.groupName(to) ?? "?"
+            output("\(t) #\(Self.groupName(e["fromGroup"]) ?? "?"): group profile updated\((e["member_"] as? [String: Any]).map { " by " + (Self.memberName($0) ?? "?") } ?? ""), now #\(name)")
+        case "groupMemberUpdated":
+            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["fromMember"]) ?? "?") updated profile")
+        case "subscriptionStatus":
+            let n = (e["connections"] as? [Any])?.count ?? 0
+            let status = (e["subscriptionStatus"] as? [String: Any])?["type"] as? String ?? "?"
+            output("\(t) \(n) connection(s) on \(e["server"] as? String ?? "relay"): \(status)")
+        case "chatErrors":
+            for err in e["chatErrors"] as? [Any] ?? [] {
+                guard let data = try? JSONSerialization.data(withJSONObject: err),
+                    let typed = try? JSONDecoder().decode(ChatError.self, from: data)
+                else { continue }
+                output("\(t) \(ChatView.describe(error: typed))")
+            }
+        case "chatItemNotChanged":
+            break
         case "chatError":
             let line: String = {
                 guard let e = e["chatError"], let data = try? JSONSerialization.data(withJSONObject: e),
