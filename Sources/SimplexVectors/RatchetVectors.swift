@@ -61,7 +61,7 @@ public struct RatchetVectors: VectorSuite {
         if useKEM != nil {
             let kem = try Self.object(joinerState, "KEM")
             joinerRandom.kemKeyPairs = [try Self.keyPair(Self.object(kem, "PQRs"))]
-            if case .accept = useKEM, let accepted = kem["accepted"] as? [String: Any] {
+            if case .accept? = useKEM, let accepted = kem["accepted"] as? [String: Any] {
                 joinerRandom.encapsulations = [try Self.accepted(accepted)]
             }
         }
@@ -109,7 +109,8 @@ public struct RatchetVectors: VectorSuite {
         let receiverBefore = try v.object("receiver_state_before_decrypt")
         let padded = try v.inputInt("padded_len")
         let plaintext = try v.inputBytes("plaintext_hex")
-        let pqEnable: Bool? = switch try v.inputString("pq_encryption_param") {
+        let pqParam = try v.inputString("pq_encryption_param")
+        let pqEnable: Bool? = switch pqParam {
         case "Nothing": nil
         case let s where s.contains("On") || s.contains("True"): true
         case let s where s.contains("Off") || s.contains("False"): false
