@@ -37,10 +37,13 @@ let package = Package(
             ]
         ),
         .target(name: "SMPProtocol", dependencies: ["SimplexFoundation"]),
+        // Streamlined NTRU Prime 761 in C, from the NTRU Prime specification (SHA-512 from libcrypto).
+        // Optimised even in debug builds: the ratchet runs it at every PQ step, tests included.
+        .target(name: "CSNTRUP761", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("crypto")]),
         // The post-quantum augmented double ratchet (pqdr.md) used by the agent.
         .target(
             name: "DoubleRatchet",
-            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SimplexFoundation", "CSNTRUP761", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "SMPTransport",
@@ -191,7 +194,7 @@ let package = Package(
         .testTarget(name: "SimplexFoundationTests", dependencies: ["SimplexFoundation"]),
         .testTarget(name: "SMPProtocolTests", dependencies: ["SMPProtocol", "SimplexFoundation"]),
         .testTarget(name: "SimplexStoreTests", dependencies: ["SimplexStore", "CSQLiteCrypt", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "DoubleRatchetTests", dependencies: ["DoubleRatchet", "SimplexFoundation"]),
+        .testTarget(name: "DoubleRatchetTests", dependencies: ["DoubleRatchet", "SimplexFoundation", "COpenSSL"]),
         .testTarget(
             name: "SMPTransportTests",
             dependencies: [

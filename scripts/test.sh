@@ -20,6 +20,10 @@ if [ -d ../shared/refvectors ]; then
   .build/debug/simplex-vectors ../shared/refvectors/*.json | tee .build/vectors-output.txt | grep -v '^PASS' || true
   grep -q '^vectors: .* 0 failed' .build/vectors-output.txt
 fi
+# sntrup761 (Sources/CSNTRUP761) against the NIST known answers and an independent
+# implementation from PyPI (pqcrypto), both ways, and the KEM values recorded by simplexmq.
+python3 -c "import pqcrypto.kem, cryptography" 2>/dev/null || python3 -m pip install -q pqcrypto cryptography
+python3 scripts/sntrup761_check.py ../shared/refvectors
 # The C ABI from outside Swift: a C program and a Python ctypes script against a real relay.
 Tests/CABI/run.sh
 # The terminal client through pseudo-terminals, and its WebSocket API from another process.

@@ -180,6 +180,15 @@ struct AgentBench: AsyncParsableCommand {
         print(String(format: "  bare AES-GCM (header + %d B body, seal+open): %.0f/s; X448 DH x2: %.0f/s", length, aes, dh))
         print(String(format: "  same direction: %.0f msgs/s = %.2f of bare AES-GCM", same, same / aes))
         print(String(format: "  alternating (DH step each): %.0f msgs/s = %.2f of AES-GCM + DH", alternating, alternating / dhStepBaseline))
+        // The KEM of a PQ ratchet step (sntrup761) beside one X448 DH, in the same run.
+        let kp = try SNTRUP761RatchetKEM.generateKeyPair()
+        let (ct, _) = try SNTRUP761RatchetKEM.encapsulate(kp.publicKey)
+        let keygen = try rate { _ = try SNTRUP761RatchetKEM.generateKeyPair() }
+        let enc = try rate { _ = try SNTRUP761RatchetKEM.encapsulate(kp.publicKey) }
+        let dec = try rate { _ = try SNTRUP761RatchetKEM.decapsulate(ct, secretKey: kp.secretKey) }
+        let dh1 = try rate { _ = try x1.sharedSecret(with: x2.publicKey) }
+        print(String(format: "  sntrup761 keygen %.0f us, encapsulation %.0f us, decapsulation %.0f us; X448 DH %.0f us",
+                     1e6 / keygen, 1e6 / enc, 1e6 / dec, 1e6 / dh1))
     }
 
     /// Operations per second, best of 5 batches of >= 100 ms.

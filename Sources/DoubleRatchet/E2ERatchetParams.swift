@@ -172,6 +172,9 @@ public struct E2EPrivateParams: Sendable, Equatable {
         case let b: throw .badEncoding("bad maybe tag \(b)")
         }
         guard d.isAtEnd else { throw .badEncoding("\(d.remaining) trailing bytes after private e2e params") }
+        // Params stored while the KEM was ML-KEM-768 (key 1184 bytes, seed 64): kept without the
+        // KEM, so the handshake goes on classically (a reply accepting that key is refused).
+        if let kp = kem?.keyPair, kp.publicKey.bytes.count == 1184, kp.secretKey.bytes.count == 64 { kem = nil }
     }
 }
 

@@ -1,5 +1,5 @@
 // Module DoubleRatchet: the PQ-augmented double ratchet with header encryption of pqdr.md, as
-// simplexmq's Crypto/Ratchet.hs runs it (X448 DH, ML-KEM-768 in place of sntrup761).
+// simplexmq's Crypto/Ratchet.hs runs it (X448 DH, sntrup761 KEM from Sources/CSNTRUP761).
 //
 // Flow (the agent's handshake):
 //   Bob (creates the connection):   own = PQRatchet.generateReceiverParams(pqSupport: true)

@@ -1,9 +1,9 @@
 import SimplexFoundation
 
 /// The double ratchet with header encryption augmented with two parallel KEM agreements
-/// (pqdr.md "PQ2HE"), as simplexmq's Ratchet.hs runs it, with X448 DH keys. A value: the agent
-/// loads it, calls `encrypt`/`decrypt`, and stores `serialized()` again.
-public typealias PQRatchet = Ratchet<MLKEM768RatchetKEM>
+/// (pqdr.md "PQ2HE"), as simplexmq's Ratchet.hs runs it, with X448 DH keys and sntrup761. A
+/// value: the agent loads it, calls `encrypt`/`decrypt`, and stores `serialized()` again.
+public typealias PQRatchet = Ratchet<SNTRUP761RatchetKEM>
 
 /// Ratchet state over a chosen KEM. Field names follow Ratchet.hs (`rcDHRs`, `rcNs`...) in Swift
 /// spelling; the skipped-message keys (`MKSKIPPED`) are part of the state (see `SkippedMessageKeys`).
@@ -76,6 +76,12 @@ public struct RatchetKEMAccepted: Sendable, Equatable {
     public let sharedSecret: KEMSharedSecret
     /// `PQRct`: its encapsulation, sent in headers until the next step.
     public let ciphertext: KEMCiphertext
+
+    public init(peerKey: KEMPublicKey, sharedSecret: KEMSharedSecret, ciphertext: KEMCiphertext) {
+        self.peerKey = peerKey
+        self.sharedSecret = sharedSecret
+        self.ciphertext = ciphertext
+    }
 }
 
 /// Output of the X3DH (`pqX3dhSnd`/`pqX3dhRcv`), input of ratchet initialisation
@@ -98,20 +104,29 @@ public struct RatchetInitParams: Sendable, Equatable {
 // MARK: - handshake
 
 extension Ratchet {
-    /// simplexmq `generateE2EParams`: two X448 key pairs and, from v3, the KEM part.
-    public static func generateParams(version: UInt16, useKEM: UseKEM?) throws(RatchetError) -> E2EPrivateParams {
+    /// simplexmq `generateE2EParams`: two X448 key pairs and, from v3, the KEM part, drawn from
+    /// `random` in the reference's order (key1, key2, KEM key pair, encapsulation).
+    public static func generateParams<R: RatchetRandomness>(version: UInt16, useKEM: UseKEM?, random: inout R) throws(RatchetError) -> E2EPrivateParams {
         guard E2EVersion.supported.contains(version) else { throw .unsupportedVersion(version) }
+        let key1 = try random.dhPrivateKey()
+        let key2 = try random.dhPrivateKey()
         var kem: PrivateRatchetKEMParams?
         if let useKEM, version >= E2EVersion.pqRatchet {
-            let kp = try KEM.generateKeyPair()
+            let kp = try random.kemKeyPair(KEM.self)
             switch useKEM {
             case .propose: kem = .proposed(kp)
             case .accept(let peerKey):
-                let (ct, ss) = try KEM.encapsulate(peerKey)
+                let (ct, ss) = try random.kemEncapsulate(KEM.self, to: peerKey)
                 kem = .accepted(ct, ss, kp)
             }
         }
-        return E2EPrivateParams(version: version, key1: X448PrivateKey(), key2: X448PrivateKey(), kem: kem)
+        return E2EPrivateParams(version: version, key1: key1, key2: key2, kem: kem)
+    }
+
+    /// `generateParams` with the system CSPRNG.
+    public static func generateParams(version: UInt16, useKEM: UseKEM?) throws(RatchetError) -> E2EPrivateParams {
+        var random = SystemRatchetRandomness()
+        return try generateParams(version: version, useKEM: useKEM, random: &random)
     }
 
     /// Params of the party creating the connection (Bob in pqdr.md, simplexmq
@@ -178,9 +193,17 @@ extension Ratchet {
     /// Alice's ratchet (the joining party): X3DH with the creator's `peer` params, then
     /// `RatchetInitAlicePQ2HE` with a fresh DH ratchet key against the peer's second key.
     public static func initSend(versions: RatchetVersions = .latest, own: E2EPrivateParams, peer: E2ERatchetParams) throws(RatchetError) -> Ratchet {
+        var random = SystemRatchetRandomness()
+        return try initSend(versions: versions, own: own, peer: peer, random: &random)
+    }
+
+    /// `initSend` taking the first DH ratchet key from `random`.
+    public static func initSend<R: RatchetRandomness>(
+        versions: RatchetVersions = .latest, own: E2EPrivateParams, peer: E2ERatchetParams, random: inout R
+    ) throws(RatchetError) -> Ratchet {
         try versions.validate()
         let params = try pqX3dhSnd(own, peer)
-        return try initSend(versions: versions, peerRatchetKey: peer.key2, dhRatchetKey: X448PrivateKey(), params: params)
+        return try initSend(versions: versions, peerRatchetKey: peer.key2, dhRatchetKey: try random.dhPrivateKey(), params: params)
     }
 
     /// simplexmq `initSndRatchet`: `RK, CKs, NHKs = KDF_RK_HE(SK, DH(DHRs, DHRr) || PQRss)`.
@@ -243,15 +266,20 @@ extension Ratchet {
     /// `RatchetEncryptPQ2HE` (simplexmq `rcEncryptHeader` + `rcEncryptMsg`): encrypts `plaintext`
     /// padded to `paddedLength`. `pqEnable` turns PQ encryption on or off from the next ratchet
     /// step (nil keeps the current choice). The state changes only when it succeeds.
-    public mutating func encrypt(_ plaintext: [UInt8], paddedLength: Int, pqEnable: Bool? = nil) throws(RatchetError) -> [UInt8] {
+    /// `supportedVersion` is the E2E version the agent supports (simplexmq passes its current
+    /// maximum); the header advertises at least that, and at least v3 when PQ is being enabled.
+    public mutating func encrypt(
+        _ plaintext: [UInt8], paddedLength: Int, pqEnable: Bool? = nil, supportedVersion: UInt16 = E2EVersion.current
+    ) throws(RatchetError) -> [UInt8] {
         guard let snd = sending else { throw .noSendingChain }
         guard Self.canPad(plaintext.count, paddedLength: paddedLength) else { throw .messageTooLarge }
         let (ck, mk, iv, headerIV) = try RatchetKDF.chain(snd.chainKey)
         let v = versions.current
         let pqEnc = pqEnable ?? pqEncryption
         let pqSup = pqSupport || (v >= E2EVersion.pqRatchet && pqEnc)
-        // Advertise v3 when PQ is requested, so a v2 peer upgrades; never beyond what we implement.
-        let maxSupported = min(E2EVersion.current, max(versions.maxSupported, pqEnable == true ? E2EVersion.pqRatchet : v))
+        // rcEncryptHeader: `max supportedE2EVersion (if PQ is being enabled then 3 else current)`;
+        // the current version itself only rises when the peer decrypts.
+        let maxSupported = max(supportedVersion, pqEnable == true ? E2EVersion.pqRatchet : v)
         let header = MessageHeader(
             maxVersion: maxSupported, dhRatchetKey: dhRatchetKey.publicKey, kem: kem.map(Self.headerKEM),
             previousCount: pn, number: ns)
@@ -289,15 +317,21 @@ extension Ratchet {
     /// `RatchetDecryptPQ2HE` (simplexmq `rcDecrypt`). Atomic: on any error the state is unchanged,
     /// so a forged, corrupted or replayed message costs nothing and the next genuine one decrypts.
     public mutating func decrypt(_ message: [UInt8]) throws(RatchetError) -> [UInt8] {
+        var random = SystemRatchetRandomness()
+        return try decrypt(message, random: &random)
+    }
+
+    /// `decrypt` taking a ratchet step's new DH key, KEM key pair and encapsulation from `random`.
+    public mutating func decrypt<R: RatchetRandomness>(_ message: [UInt8], random: inout R) throws(RatchetError) -> [UInt8] {
         var next = self
-        let plaintext = try next.decryptInPlace(message)
+        let plaintext = try next.decryptInPlace(message, random: &random)
         self = next
         return plaintext
     }
 
     private enum Step { case same, advance }
 
-    private mutating func decryptInPlace(_ bytes: [UInt8]) throws(RatchetError) -> [UInt8] {
+    private mutating func decryptInPlace<R: RatchetRandomness>(_ bytes: [UInt8], random: inout R) throws(RatchetError) -> [UInt8] {
         let msg = try EncryptedMessage(decoding: bytes)
         let encHeader = try EncryptedHeader(decoding: msg.header)
         // TrySkippedMessageKeysHE
@@ -309,31 +343,33 @@ extension Ratchet {
                 return plaintext
             }
             if let rcv = receiving, rcv.headerKey == chain.headerKey {
-                return try decryptMessage(.same, header, msg)
+                return try decryptMessage(.same, header, msg, random: &random)
             } else if chain.headerKey == nextReceiveHeaderKey {
-                return try decryptMessage(.advance, header, msg)
+                return try decryptMessage(.advance, header, msg, random: &random)
             }
-            // An older chain whose key for this number was used already (simplexmq reports
-            // CERatchetHeader here; the number is covered by the header tag, so it is a replay).
-            throw .duplicateMessage
+            // An older chain whose key for this number was used already: a replay, which
+            // simplexmq reports as CERatchetHeader.
+            throw .header
         }
         // DecryptHeader: HKr, then NHKr
         if let rcv = receiving, let header = try decryptHeader(rcv.headerKey, encHeader) {
-            return try decryptMessage(.same, header, msg)
+            return try decryptMessage(.same, header, msg, random: &random)
         }
         if let header = try decryptHeader(nextReceiveHeaderKey, encHeader) {
-            return try decryptMessage(.advance, header, msg)
+            return try decryptMessage(.advance, header, msg, random: &random)
         }
         throw .header
     }
 
-    private mutating func decryptMessage(_ step: Step, _ header: MessageHeader, _ msg: EncryptedMessage) throws(RatchetError) -> [UInt8] {
+    private mutating func decryptMessage<R: RatchetRandomness>(
+        _ step: Step, _ header: MessageHeader, _ msg: EncryptedMessage, random: inout R
+    ) throws(RatchetError) -> [UInt8] {
         if header.maxVersion > versions.current {
             versions.current = max(versions.current, min(header.maxVersion, versions.maxSupported))
         }
         if step == .advance {
             try skipMessageKeys(until: header.previousCount)
-            try ratchetStep(header)
+            try ratchetStep(header, random: &random)
         }
         try skipMessageKeys(until: header.number)
         guard let rcv = receiving else { throw .header }  // unreachable: a step always creates it
@@ -366,9 +402,9 @@ extension Ratchet {
     }
 
     /// `DHRatchetPQ2HE`: both root KDF steps, each augmented with a KEM secret when there is one.
-    private mutating func ratchetStep(_ header: MessageHeader) throws(RatchetError) {
-        let (rcvSecret, sndSecret, kem2) = try pqRatchetStep(header.kem)
-        let newDH = X448PrivateKey()
+    private mutating func ratchetStep<R: RatchetRandomness>(_ header: MessageHeader, random: inout R) throws(RatchetError) {
+        let (rcvSecret, sndSecret, kem2) = try pqRatchetStep(header.kem, random: &random)
+        let newDH = try random.dhPrivateKey()
         let (rk1, ckr, nhkr) = try RatchetKDF.root(rootKey: rootKey, dhOutput: Self.dh(dhRatchetKey, header.dhRatchetKey), kemSecret: rcvSecret)
         let (rk2, cks, nhks) = try RatchetKDF.root(rootKey: rk1, dhOutput: Self.dh(newDH, header.dhRatchetKey), kemSecret: sndSecret)
         let pqEnc = sndSecret != nil || rcvSecret != nil || kem2 != nil
@@ -391,12 +427,12 @@ extension Ratchet {
     /// The KEM half of the step (simplexmq `pqRatchetStep`): the secret decapsulated from the
     /// header (receiving chain), a new secret encapsulated to the header's key (sending chain),
     /// and the new KEM state. With PQ off, a received proposal is not answered, so both sides stop.
-    private func pqRatchetStep(_ params: RatchetKEMParams?) throws(RatchetError)
+    private func pqRatchetStep<R: RatchetRandomness>(_ params: RatchetKEMParams?, random: inout R) throws(RatchetError)
         -> (KEMSharedSecret?, KEMSharedSecret?, KEMState?) {
         let pqOn = pqEncryption && versions.current >= E2EVersion.pqRatchet
         guard let params else {
             // The peer sent no KEM, but we enabled it: propose with a new key pair.
-            if kem == nil, pqOn { return (nil, nil, KEMState(keyPair: try KEM.generateKeyPair(), accepted: nil)) }
+            if kem == nil, pqOn { return (nil, nil, KEMState(keyPair: try random.kemKeyPair(KEM.self), accepted: nil)) }
             return (nil, nil, nil)
         }
         var received: KEMSharedSecret?
@@ -406,19 +442,17 @@ extension Ratchet {
         }
         guard pqOn else { return (received, nil, nil) }
         let peerKey = params.publicKey
-        let (ct, ss) = try KEM.encapsulate(peerKey)
-        let kp = try KEM.generateKeyPair()
+        let (ct, ss) = try random.kemEncapsulate(KEM.self, to: peerKey)
+        let kp = try random.kemKeyPair(KEM.self)
         return (received, ss, KEMState(keyPair: kp, accepted: RatchetKEMAccepted(peerKey: peerKey, sharedSecret: ss, ciphertext: ct)))
     }
 
-    /// `HDECRYPT`: nil when the tag does not verify under `key` (try the next key), an error when
-    /// it verifies but the header does not parse.
+    /// `HDECRYPT`: nil when `decryptAEAD` fails under `key`, tag or padding (simplexmq turns
+    /// both into CERatchetHeader and tries the next key), an error when the header does not parse.
     private func decryptHeader(_ key: [UInt8], _ h: EncryptedHeader) throws(RatchetError) -> MessageHeader? {
         let plain: [UInt8]
         do {
             plain = try AESGCM.decryptAEAD(key: key, iv: h.iv, aad: associatedData, ciphertext: h.body, tag: h.tag)
-        } catch .invalidPadding(let why) {
-            throw .badEncoding("header padding: \(why)")
         } catch {
             return nil
         }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SimplexFoundation
 
@@ -8,7 +7,7 @@ public struct KEMPublicKey: Sendable, Hashable {
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
-/// KEM decapsulation key, in the KEM's compact storage form (for ML-KEM the 64-byte seed d||z).
+/// KEM decapsulation key as the KEM stores it (sntrup761: 1763 bytes, the public key inside).
 public struct KEMSecretKey: Sendable, Equatable {
     public let bytes: [UInt8]
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
@@ -40,76 +39,40 @@ public struct KEMKeyPair: Sendable, Equatable {
     }
 }
 
-/// The post-quantum KEM the ratchet runs beside DH (pqdr.md: "any PQ KEM algorithm").
-/// Stateless: keys travel as bytes so the ratchet state stays a plain persistable value.
+/// The post-quantum KEM the ratchet runs beside DH (pqdr.md: "any PQ KEM algorithm"; SimpleX
+/// uses sntrup761). Stateless: keys travel as bytes so the ratchet state stays a plain value.
+/// Randomness is a byte source, so recorded key generations and encapsulations can be replayed.
 public protocol RatchetKEM: Sendable {
-    /// Name for diagnostics ("ML-KEM-768").
+    /// Name for diagnostics and in persisted states ("sntrup761").
     static var name: String { get }
     static var publicKeyLength: Int { get }
     static var secretKeyLength: Int { get }
     static var ciphertextLength: Int { get }
     static var sharedSecretLength: Int { get }
     /// Padded length of a ratchet header that may carry `ct` and the next encapsulation key
-    /// (simplexmq `paddedHeaderLen` for PQ support on, 2310 with sntrup761).
+    /// (simplexmq `paddedHeaderLen` for PQ support on: 2310 with sntrup761).
     static var paddedHeaderLength: Int { get }
 
     /// `GENERATE_PQKEM()`.
-    static func generateKeyPair() throws(RatchetError) -> KEMKeyPair
+    static func generateKeyPair(random: (Int) -> [UInt8]) throws(RatchetError) -> KEMKeyPair
     /// `PQKEM-ENC(pk)`: a fresh shared secret and its encapsulation.
-    static func encapsulate(_ publicKey: KEMPublicKey) throws(RatchetError) -> (ciphertext: KEMCiphertext, sharedSecret: KEMSharedSecret)
+    static func encapsulate(_ publicKey: KEMPublicKey, random: (Int) -> [UInt8]) throws(RatchetError)
+        -> (ciphertext: KEMCiphertext, sharedSecret: KEMSharedSecret)
     /// `PQKEM-DEC(sk, ct)`.
     static func decapsulate(_ ciphertext: KEMCiphertext, secretKey: KEMSecretKey) throws(RatchetError) -> KEMSharedSecret
 }
 
-/// ML-KEM-768 (FIPS 203) from swift-crypto, standing in for the spec's sntrup761, which has no
-/// Swift package. Sizes: public key 1184, ciphertext 1088, shared secret 32, stored secret 64 (seed).
-public enum MLKEM768RatchetKEM: RatchetKEM {
-    public static let name = "ML-KEM-768"
-    public static let publicKeyLength = 1184
-    public static let secretKeyLength = 64
-    public static let ciphertextLength = 1088
-    public static let sharedSecretLength = 32
-    /// Largest header: 2 (max version) + 1+68 (X448 DER key) + 1+1 (Maybe, 'A') + 2+1088 (ct)
-    /// + 2+1184 (key) + 4+4 (PN, N) = 2357, +2 padding length = 2359; 25 bytes reserve as simplexmq keeps.
-    public static let paddedHeaderLength = 2384
-
+extension RatchetKEM {
+    /// With the system CSPRNG.
     public static func generateKeyPair() throws(RatchetError) -> KEMKeyPair {
-        do {
-            let sk = try MLKEM768.PrivateKey()
-            return KEMKeyPair(
-                publicKey: KEMPublicKey(Array(sk.publicKey.rawRepresentation)),
-                secretKey: KEMSecretKey(Array(sk.seedRepresentation)))
-        } catch {
-            throw .kem("\(name) key generation: \(error)")
-        }
+        try generateKeyPair(random: SecureRandom.bytes)
     }
 
+    /// With the system CSPRNG.
     public static func encapsulate(_ publicKey: KEMPublicKey) throws(RatchetError) -> (ciphertext: KEMCiphertext, sharedSecret: KEMSharedSecret) {
-        guard publicKey.bytes.count == publicKeyLength else {
-            throw .kem("\(name) public key of \(publicKey.bytes.count) bytes")
-        }
-        do {
-            let pk = try MLKEM768.PublicKey(rawRepresentation: publicKey.bytes)
-            let r = try pk.encapsulate()
-            return (KEMCiphertext(Array(r.encapsulated)), KEMSharedSecret(r.sharedSecret.withUnsafeBytes { Array($0) }))
-        } catch {
-            throw .kem("\(name) encapsulation: \(error)")
-        }
-    }
-
-    public static func decapsulate(_ ciphertext: KEMCiphertext, secretKey: KEMSecretKey) throws(RatchetError) -> KEMSharedSecret {
-        guard ciphertext.bytes.count == ciphertextLength else {
-            throw .kem("\(name) ciphertext of \(ciphertext.bytes.count) bytes")
-        }
-        guard secretKey.bytes.count == secretKeyLength else {
-            throw .kem("\(name) secret key of \(secretKey.bytes.count) bytes")
-        }
-        do {
-            let sk = try MLKEM768.PrivateKey(seedRepresentation: secretKey.bytes, publicKey: nil)
-            let ss = try sk.decapsulate(ciphertext.bytes)
-            return KEMSharedSecret(ss.withUnsafeBytes { Array($0) })
-        } catch {
-            throw .kem("\(name) decapsulation: \(error)")
-        }
+        try encapsulate(publicKey, random: SecureRandom.bytes)
     }
 }
+
+/// The KEM of SimpleX's ratchet, for code that sizes or parses KEM fields (links, envelopes).
+public typealias PQRatchetKEM = SNTRUP761RatchetKEM

@@ -4,9 +4,17 @@ import SimplexFoundation
 /// Persistence of the ratchet state: one binary blob (the agent's `ratchet_state` column), in the
 /// SMP encoding style, with a format byte so later formats can be migrated, and the KEM name so a
 /// state is never restored under another KEM. Codable wraps the same bytes as `Data`.
+///
+/// Formats: 1 = the same layout written while the KEM was ML-KEM-768 (before sntrup761); 2 =
+/// sntrup761. A format-1 ML-KEM state is read with PQ off: its KEM keys and agreement are
+/// dropped (no SimpleX peer can use them), `pqEncryption`, `sendingPQ` and `receivingPQ` become
+/// false and the chains go on classically; the large-header support flag is kept. A peer that
+/// still sends an ML-KEM ciphertext is then refused as a KEM state mismatch (`pqMismatch`).
 extension Ratchet: Codable {
     /// Current format of `serialized()`.
-    public static var stateFormat: UInt8 { 1 }
+    public static var stateFormat: UInt8 { 2 }
+    /// The format written with ML-KEM-768 keys, read as PQ off.
+    static var mlkemStateFormat: UInt8 { 1 }
 
     /// The whole state, skipped-message keys included, as bytes to store after every operation.
     public func serialized() throws(RatchetError) -> [UInt8] {
@@ -73,10 +81,13 @@ extension Ratchet: Codable {
     public init(serialized bytes: [UInt8]) throws(RatchetError) {
         var d = SMPDecoder(bytes)
         let format = try wrap { try d.byte() }
-        guard format == Self.stateFormat else { throw .badEncoding("unknown ratchet state format \(format)") }
         let kemName = try wrap { try d.shortString() }
-        guard kemName == Array(KEM.name.utf8) else {
-            throw .badEncoding("ratchet state for KEM \(String(decoding: kemName, as: UTF8.self)), not \(KEM.name)")
+        let legacyMLKEM: Bool
+        switch format {
+        case Self.stateFormat where kemName == Array(KEM.name.utf8): legacyMLKEM = false
+        case Self.mlkemStateFormat where kemName == Array("ML-KEM-768".utf8): legacyMLKEM = true
+        default:
+            throw .badEncoding("ratchet state format \(format) for KEM \(String(decoding: kemName, as: UTF8.self)), not \(KEM.name)")
         }
         versions = RatchetVersions(current: try wrap { try d.word16() }, maxSupported: try wrap { try d.word16() })
         associatedData = try wrap { try d.largeString() }
@@ -134,6 +145,12 @@ extension Ratchet: Codable {
         skipped = SkippedMessageKeys(chains: chains)
         guard d.isAtEnd else { throw .badEncoding("\(d.remaining) trailing bytes after ratchet state") }
         try versions.validate()
+        if legacyMLKEM {
+            kem = nil
+            pqEncryption = false
+            sendingPQ = false
+            receivingPQ = false
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -6,15 +6,15 @@ import SimplexFoundation
 /// (simplexmq's "hybrid KEM key agreement" tests).
 final class RatchetHandshakeTests: XCTestCase {
     func testKEMSizes() throws {
-        let kp = try MLKEM768RatchetKEM.generateKeyPair()
-        XCTAssertEqual(kp.publicKey.bytes.count, MLKEM768RatchetKEM.publicKeyLength)
-        XCTAssertEqual(kp.secretKey.bytes.count, MLKEM768RatchetKEM.secretKeyLength)
-        let (ct, ss) = try MLKEM768RatchetKEM.encapsulate(kp.publicKey)
-        XCTAssertEqual(ct.bytes.count, MLKEM768RatchetKEM.ciphertextLength)
-        XCTAssertEqual(ss.bytes.count, MLKEM768RatchetKEM.sharedSecretLength)
-        XCTAssertEqual(try MLKEM768RatchetKEM.decapsulate(ct, secretKey: kp.secretKey), ss)
-        XCTAssertThrowsError(try MLKEM768RatchetKEM.encapsulate(KEMPublicKey([1, 2, 3])))
-        XCTAssertThrowsError(try MLKEM768RatchetKEM.decapsulate(KEMCiphertext(Array(ct.bytes.dropLast())), secretKey: kp.secretKey))
+        let kp = try SNTRUP761RatchetKEM.generateKeyPair()
+        XCTAssertEqual(kp.publicKey.bytes.count, SNTRUP761RatchetKEM.publicKeyLength)
+        XCTAssertEqual(kp.secretKey.bytes.count, SNTRUP761RatchetKEM.secretKeyLength)
+        let (ct, ss) = try SNTRUP761RatchetKEM.encapsulate(kp.publicKey)
+        XCTAssertEqual(ct.bytes.count, SNTRUP761RatchetKEM.ciphertextLength)
+        XCTAssertEqual(ss.bytes.count, SNTRUP761RatchetKEM.sharedSecretLength)
+        XCTAssertEqual(try SNTRUP761RatchetKEM.decapsulate(ct, secretKey: kp.secretKey), ss)
+        XCTAssertThrowsError(try SNTRUP761RatchetKEM.encapsulate(KEMPublicKey([1, 2, 3])))
+        XCTAssertThrowsError(try SNTRUP761RatchetKEM.decapsulate(KEMCiphertext(Array(ct.bytes.dropLast())), secretKey: kp.secretKey))
     }
 
     func testParamsEncoding() throws {
@@ -23,16 +23,16 @@ final class RatchetHandshakeTests: XCTestCase {
             let p = own.publicParams
             XCTAssertEqual(try E2ERatchetParams(encoded: p.encoded()), p)
             XCTAssertEqual(try E2EPrivateParams(encoded: own.encoded()), own)
-            // version(2) + 2 * (1 + 68) + Maybe + ['P' + 2 + 1184]
-            XCTAssertEqual(try p.encoded().count, 2 + 138 + 1 + (pq ? 1 + 2 + 1184 : 0))
+            // version(2) + 2 * (1 + 68) + Maybe + ['P' + 2 + 1158]
+            XCTAssertEqual(try p.encoded().count, 2 + 138 + 1 + (pq ? 1 + 2 + 1158 : 0))
         }
         let bob = try PQRatchet.generateReceiverParams(pqSupport: true)
         let alice = try PQRatchet.generateSenderParams(replyingTo: bob.publicParams, pqSupport: true)
         guard case .accepted(let ct, _)? = alice.publicParams.kem else { return XCTFail("not accepted") }
-        XCTAssertEqual(ct.bytes.count, 1088)
+        XCTAssertEqual(ct.bytes.count, 1039)
         XCTAssertEqual(try E2ERatchetParams(encoded: alice.publicParams.encoded()), alice.publicParams)
         XCTAssertEqual(try E2EPrivateParams(encoded: alice.encoded()), alice)
-        XCTAssertEqual(try alice.publicParams.encoded().count, 2 + 138 + 1 + 1 + 2 + 1088 + 2 + 1184)
+        XCTAssertEqual(try alice.publicParams.encoded().count, 2 + 138 + 1 + 1 + 2 + 1039 + 2 + 1158)
         // Version 2 carries no KEM field, even when one is set.
         var v2 = bob.publicParams
         v2.version = 2
@@ -112,14 +112,14 @@ final class RatchetHandshakeTests: XCTestCase {
 
     func testAcceptWithoutProposalIsError() throws {
         let bob = try PQRatchet.generateReceiverParams(pqSupport: false)
-        let stray = try MLKEM768RatchetKEM.generateKeyPair().publicKey
+        let stray = try SNTRUP761RatchetKEM.generateKeyPair().publicKey
         let alice = try PQRatchet.generateParams(version: 3, useKEM: .accept(stray))
         XCTAssertThrowsError(try PQRatchet.pqX3dhSnd(alice, bob.publicParams)) { XCTAssertEqual($0 as? RatchetError, .pqMismatch) }
         XCTAssertThrowsError(try PQRatchet.pqX3dhRcv(bob, alice.publicParams)) { XCTAssertEqual($0 as? RatchetError, .pqMismatch) }
     }
 
     func testReplyKEMChoice() throws {
-        let k = try MLKEM768RatchetKEM.generateKeyPair().publicKey
+        let k = try SNTRUP761RatchetKEM.generateKeyPair().publicKey
         XCTAssertEqual(UseKEM.reply(version: 3, peerKEM: .proposed(k), pqSupport: true), .accept(k))
         XCTAssertEqual(UseKEM.reply(version: 3, peerKEM: nil, pqSupport: true), .propose)
         XCTAssertNil(UseKEM.reply(version: 3, peerKEM: .proposed(k), pqSupport: false))

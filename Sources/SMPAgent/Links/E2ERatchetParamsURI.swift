@@ -53,8 +53,8 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
         let k1 = try Self.x448(keys[0]), k2 = try Self.x448(keys[1])
         var kem: RatchetKEMParams?
         if versions.max >= E2EVersion.pqRatchet {
-            let key = try Self.bytes(query, "kem_key", length: MLKEM768RatchetKEM.publicKeyLength)
-            let ct = try Self.bytes(query, "kem_ct", length: MLKEM768RatchetKEM.ciphertextLength)
+            let key = try Self.bytes(query, "kem_key", length: PQRatchetKEM.publicKeyLength)
+            let ct = try Self.bytes(query, "kem_ct", length: PQRatchetKEM.ciphertextLength)
             switch (key, ct) {
             case (nil, nil): kem = nil
             case (let k?, nil): kem = .proposed(KEMPublicKey(k))
