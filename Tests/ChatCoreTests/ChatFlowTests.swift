@@ -246,7 +246,7 @@ import Testing
         let inv = try await alice.cmd("/_connect 1")
         #expect(inv["type"] as? String == "invitation")
         let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
-        #expect(link.hasPrefix("simplex:/invitation#/?v=7&smp="))
+        #expect(link.hasPrefix("simplex:/invitation#/?v=2-7&smp="))
         let chats = try await alice.cmd("/_get chats 1 pcc=on")
         let pending = (chats["chats"] as? [[String: Any]])?.compactMap { ($0["chatInfo"] as? [String: Any])?["type"] as? String }
         #expect(pending == ["contactConnection"])

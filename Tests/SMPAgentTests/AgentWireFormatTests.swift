@@ -17,16 +17,19 @@ enum WireFixtures {
 
     static func dhKey() -> X25519PublicKey { X25519PrivateKey().publicKey }
 
+    /// A queue info with the mode its version can carry: "T" from version 3, "M"/"C" from 4.
     static func info(_ version: UInt16, secure: Bool, hosts: [String] = ["a.example.com", "b.onion"]) throws -> SMPQueueInfo {
-        SMPQueueInfo(clientVersion: version, server: try server(hosts), senderId: senderId, dhPublicKey: dhKey(), senderCanSecure: secure)
+        let mode: QueueMode? = secure && version >= 3 ? .messaging : (!secure && version >= 4 ? .contact : nil)
+        return SMPQueueInfo(clientVersion: version, server: try server(hosts), senderId: senderId, dhPublicKey: dhKey(), queueMode: mode)
     }
 
     static func sndQ(_ hosts: [String] = ["a.example.com", "b.onion"]) throws -> SndQAddr {
         SndQAddr(server: try server(hosts), senderId: SecureRandom.bytes(24))
     }
 
+    /// A queue URI (versions 1-4) that is a messaging queue, or one without a mode.
     static func queueURI(secure: Bool = true) throws -> SMPQueueURI {
-        SMPQueueURI(server: try server(), senderId: SecureRandom.bytes(24), dhPublicKey: dhKey(), senderCanSecure: secure)
+        SMPQueueURI(server: try server(), senderId: SecureRandom.bytes(24), dhPublicKey: dhKey(), queueMode: secure ? .messaging : nil)
     }
 
     static func e2eParams(pq: Bool) throws -> E2ERatchetParams {
@@ -39,7 +42,7 @@ enum WireFixtures {
 
     static func invitationLink() throws -> ConnectionRequestURI {
         try ConnectionRequestURI(
-            mode: .invitation, scheme: .https(host: "simplex.chat"), queues: [queueURI(), queueURI(secure: false)],
+            mode: .invitation, scheme: .simplex, queues: [queueURI(), queueURI(secure: false)],
             e2eParams: E2ERatchetParamsURI(e2eParams(pq: true)), clientData: "{\"x\":1}")
     }
 
@@ -146,7 +149,7 @@ func checkRoundTrip<T: SMPEncodable & SMPDecodable & Equatable>(_ v: T, sourceLo
     @Test func queueURIBytes() throws {
         let q = try WireFixtures.queueURI(secure: true)
         let srv = try q.server.smpEncoded()
-        #expect(try q.smpEncoded() == [0, 1, 0, 3] + srv + [24] + q.senderId + [44] + q.dhPublicKey.x509Encoded + [UInt8(ascii: "T")])
+        #expect(try q.smpEncoded() == [0, 1, 0, 4] + srv + [24] + q.senderId + [44] + q.dhPublicKey.x509Encoded + [UInt8(ascii: "T")])
         let q2 = try WireFixtures.queueURI(secure: false)
         #expect(try q2.smpEncoded().last != UInt8(ascii: "F"))  // min version 1: no flag when false
     }
@@ -212,7 +215,7 @@ func checkRoundTrip<T: SMPEncodable & SMPDecodable & Equatable>(_ v: T, sourceLo
     }
 
     @Test func queueTypes() throws {
-        for v: UInt16 in [2, 3] {
+        for v: UInt16 in [2, 3, 4] {
             for secure in [false, true] where secure == false || v >= 3 {
                 try checkRoundTrip(try WireFixtures.info(v, secure: secure))
             }

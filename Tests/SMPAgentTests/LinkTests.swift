@@ -99,8 +99,9 @@ extension String {
         #expect(a.highestCommon(with: b) == 7)
         #expect(a.intersection(VersionRange(8)) == nil)
         #expect(a.contains(2) && a.contains(7) && !a.contains(8) && !a.contains(1))
-        #expect(AgentVersion.supported == VersionRange(7))
-        #expect(SMPClientVersion.supported == VersionRange(min: 1, max: 3))
+        #expect(AgentVersion.supported == VersionRange(min: 2, max: 7))
+        #expect(AgentVersion.implemented == VersionRange(7))
+        #expect(SMPClientVersion.supported == VersionRange(min: 1, max: 4))
     }
 }
 
@@ -114,7 +115,7 @@ extension String {
             clientVersions: try #require(VersionRange(min: 2, max: 3)), dhPublicKey: dh, senderCanSecure: true)
         #expect(
             modern.uriString
-                == "smp://\(LinkFixtures.keyHashB64)@a.example.com,b.example.com:5224/\(LinkFixtures.senderIdB64)#/?v=2-3&dh=MCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%3D&k=s"
+                == "smp://\(LinkFixtures.keyHashB64)@a.example.com,b.example.com:5224/\(LinkFixtures.senderIdB64)#/?v=2-3&dh=MCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%3D&q=m&k=s"
         )
         // Minimum version 1: the first host in the authority, the others in "srv".
         let legacy = SMPQueueURI(
@@ -122,7 +123,7 @@ extension String {
             clientVersions: SMPClientVersion.supported, dhPublicKey: dh, senderCanSecure: false)
         #expect(
             legacy.uriString
-                == "smp://\(LinkFixtures.keyHashB64)@a.example.com/\(LinkFixtures.senderIdB64)#/?v=1-3&dh=MCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%3D&srv=b.example.com"
+                == "smp://\(LinkFixtures.keyHashB64)@a.example.com/\(LinkFixtures.senderIdB64)#/?v=1-4&dh=MCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%3D&q=c&srv=b.example.com"
         )
         #expect(try SMPQueueURI(parsing: modern.uriString) == modern)
         #expect(try SMPQueueURI(parsing: legacy.uriString) == legacy)
@@ -133,18 +134,25 @@ extension String {
         (["x.example.com", "y.example.com"], 65535),
     ])
     func roundTrips(hosts: [String], port: Int?) throws {
-        for versions in [VersionRange(1), VersionRange(min: 1, max: 3)!, VersionRange(min: 2, max: 3)!, VersionRange(3)] {
-            for secure in [false, true] {
-                let q = try LinkFixtures.queue(hosts: hosts, port: port, versions: versions, secure: secure)
+        let ranges = [VersionRange(1), VersionRange(min: 1, max: 3)!, VersionRange(min: 2, max: 3)!, VersionRange(3), VersionRange(min: 1, max: 4)!, VersionRange(4)]
+        for versions in ranges {
+            for mode in [nil, QueueMode.messaging, .contact] {
+                let q = SMPQueueURI(
+                    server: try LinkFixtures.server(hosts, port: port), senderId: SecureRandom.bytes(24), clientVersions: versions,
+                    dhPublicKey: X25519PrivateKey().publicKey, queueMode: mode)
                 #expect(try SMPQueueURI(parsing: q.uriString) == q)
                 #expect(try SMPQueueURI.smpDecode(q.smpEncoded()) == normalizedBinary(q))
             }
         }
     }
 
-    /// The binary form drops `sndSecure` when the range cannot use it (below version 3).
+    /// What the binary form keeps of the mode (simplexmq `smpEncode SMPQueueUri`): all of it
+    /// from minimum version 4, "T"/"F" from minimum version 3 (or "T" when the maximum reaches
+    /// 3), nothing otherwise.
     private func normalizedBinary(_ q: SMPQueueURI) -> SMPQueueURI {
-        q.clientVersions.max >= 3 ? q : SMPQueueURI(q.info(version: q.clientVersions.max), clientVersions: q.clientVersions)
+        let v = q.clientVersions
+        let kept = v.min >= 3 || (v.max >= 3 && q.senderCanSecure)
+        return kept ? q : SMPQueueURI(server: q.server, senderId: q.senderId, clientVersions: v, dhPublicKey: q.dhPublicKey, queueMode: nil)
     }
 
     @Test func acceptsVariants() throws {
@@ -190,7 +198,7 @@ extension String {
             ("smp://\(kh)@h.com/\(sid)#/?v=1&dh=@@", { $0 == .invalidParameter(name: "dh", reason: "not base64url") }),
             ("smp://\(kh)@h.com:0/\(sid)#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("bad server port") }),
             ("smp://\(kh)@/\(sid)#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("missing or empty server host") }),
-            ("smp://AAAA@h.com/\(sid)#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("bad server identity (key hash)") }),
+            ("smp://A@h.com/\(sid)#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("bad server identity (key hash)") }),
             ("smp://\(kh)@h.com/#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("no sender ID") }),
             ("smp://\(kh)@h.com/a+b#/?v=1&dh=\(dh)", { $0 == .invalidQueueURI("sender ID is not base64url") }),
             ("smp://\(kh)@h.com/\(sid)?v=1&dh=\(dh)", { $0 == .invalidQueueURI("no \"#\" before the parameters") }),
@@ -209,10 +217,12 @@ extension String {
     @Test func infoConversion() throws {
         let q = try LinkFixtures.queue(versions: SMPClientVersion.supported, secure: true)
         let info = try q.compatibleInfo()
-        #expect(info.clientVersion == 3 && info.senderCanSecure && info.senderId == q.senderId)
-        #expect(q.info(version: 2).senderCanSecure == false)
+        #expect(info.clientVersion == 4 && info.senderCanSecure && info.senderId == q.senderId)
+        // As simplexmq's `toVersionT`, the mode stays; version 2 just cannot encode it.
+        #expect(q.info(version: 2).queueMode == .messaging)
+        #expect(try SMPQueueInfo.smpDecode(q.info(version: 2).smpEncoded()).queueMode == nil)
         #expect(info.uri(clientVersions: q.clientVersions) == q)
-        let future = try LinkFixtures.queue(versions: VersionRange(min: 4, max: 5)!)
+        let future = try LinkFixtures.queue(versions: VersionRange(min: 5, max: 6)!)
         #expect(throws: LinkError.self) { try future.compatibleInfo() }
     }
 }
@@ -233,10 +243,11 @@ extension String {
         let accepted = try PQRatchet.generateSenderParams(replyingTo: try LinkFixtures.e2e(pq: true).params(version: 3)).publicParams
         let uri = E2ERatchetParamsURI(accepted)
         #expect(uri.queryString.contains("&kem_ct=") && uri.queryString.range(of: "kem_ct")!.lowerBound < uri.queryString.range(of: "kem_key")!.lowerBound)
-        #expect(try E2ERatchetParamsURI(parsing: uri.queryString) == uri)
-        // Below version 3 there is no KEM, in either direction.
+        // A link can only propose a KEM (simplexmq `RcvE2ERatchetParamsUri`).
+        #expect(throws: LinkError.self) { try E2ERatchetParamsURI(parsing: uri.queryString) }
+        // Below version 3 there is no KEM in the text form, in either direction.
         let v2 = E2ERatchetParamsURI(accepted, versions: VersionRange(2))
-        #expect(v2.kem == nil && !v2.queryString.contains("kem"))
+        #expect(!v2.queryString.contains("kem") && v2.params(version: 2).kem == nil)
         let ignored = try E2ERatchetParamsURI(parsing: "v=2&x3dh=\(LinkFixtures.x448B64a),\(LinkFixtures.x448B64b)&kem_key=AAAA")
         #expect(ignored.kem == nil)
     }
@@ -250,8 +261,8 @@ extension String {
     @Test func errors() throws {
         let a = LinkFixtures.x448B64a, b = LinkFixtures.x448B64b
         let x25519 = LinkFixtures.dhB64
-        let kem = Base64URL.encode(SecureRandom.bytes(PQRatchetKEM.publicKeyLength))
-        let ct = Base64URL.encode(SecureRandom.bytes(PQRatchetKEM.ciphertextLength))
+        let kem = Base64URL.encode(SecureRandom.bytes(1158))
+        let ct = Base64URL.encode(SecureRandom.bytes(1039))
         let cases: [(String, String)] = [
             ("x3dh=\(a),\(b)", "v"),
             ("v=2-3", "x3dh"),
@@ -259,9 +270,9 @@ extension String {
             ("v=2-3&x3dh=\(a),\(b),\(a)", "x3dh"),
             ("v=2-3&x3dh=\(x25519),\(x25519)", "x3dh"),
             ("v=2-3&x3dh=\(a),!!", "x3dh"),
-            ("v=2-3&x3dh=\(a),\(b)&kem_ct=\(ct)", "kem_ct"),
-            ("v=2-3&x3dh=\(a),\(b)&kem_key=AAAA", "kem_key"),
+            ("v=2-3&x3dh=\(a),\(b)&kem_key=!!", "kem_key"),
             ("v=2-3&x3dh=\(a),\(b)&kem_key=\(kem)&kem_ct=AAAA", "kem_ct"),
+            ("v=2-3&x3dh=\(a),\(b)&kem_key=\(kem)&kem_ct=\(ct)", "kem_ct"),
             ("v=3-2&x3dh=\(a),\(b)", "v"),
         ]
         for (text, name) in cases {
@@ -275,9 +286,9 @@ extension String {
                 }
             }
         }
-        #expect(throws: LinkError.invalidParameter(name: "kem_ct", reason: "kem_ct without kem_key")) {
-            try E2ERatchetParamsURI(parsing: "v=2-3&x3dh=\(a),\(b)&kem_ct=\(ct)")
-        }
+        // As simplexmq: kem_ct without kem_key is ignored, and KEM keys are opaque bytes.
+        #expect(try E2ERatchetParamsURI(parsing: "v=2-3&x3dh=\(a),\(b)&kem_ct=\(ct)").kem == nil)
+        #expect(try E2ERatchetParamsURI(parsing: "v=2-3&x3dh=\(a),\(b)&kem_key=AAAA").kem == .proposed(KEMPublicKey([0, 0, 0])))
     }
 }
 
@@ -296,10 +307,11 @@ extension String {
                 mode: .invitation, scheme: scheme, queues: queues, e2eParams: try LinkFixtures.e2e(pq: pq),
                 clientData: pq ? "{\"type\":\"group\", \"ünïcode\": \"&=;#%\"}" : nil)
             let text = link.uriString
-            #expect(text.hasPrefix(scheme.prefix + "/invitation#/?v=7&smp=smp%3A%2F%2F"))
+            #expect(text.hasPrefix(scheme.prefix + "/invitation#/?v=2-7&smp=smp%3A%2F%2F"))
             #expect(text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F })
-            #expect(try ConnectionRequestURI(parsing: text) == link)
-            #expect(try ConnectionLink(parsing: "  \n" + text + "\r\n ") == .full(link))
+            // As simplexmq's `strP`, the parsed link has the `simplex:` scheme.
+            #expect(try ConnectionRequestURI(parsing: text) == link.withSimplexScheme)
+            #expect(try ConnectionLink(parsing: "  \n" + text + "\r\n ") == .full(link.withSimplexScheme))
             #expect(link.withSimplexScheme.scheme == .simplex)
         }
     }
@@ -310,9 +322,9 @@ extension String {
             queues: [try LinkFixtures.queue(secure: false), try LinkFixtures.queue(hosts: ["x.example.com", "y.example.com"])],
             e2eParams: try LinkFixtures.e2e(pq: false))
         #expect(link.e2eParams == nil)
-        #expect(link.uriString.hasPrefix("https://simplex.chat/contact#/?v=7&smp="))
+        #expect(link.uriString.hasPrefix("https://simplex.chat/contact#/?v=2-7&smp="))
         #expect(!link.uriString.contains("e2e="))
-        #expect(try ConnectionRequestURI(parsing: link.uriString) == link)
+        #expect(try ConnectionRequestURI(parsing: link.uriString) == link.withSimplexScheme)
         #expect(try ConnectionLink(parsing: link.uriString).mode == .contact)
         // A contact link ignores e2e parameters.
         let withE2E = try ConnectionRequestURI(parsing: LinkFixtures.link("contact"))
@@ -343,12 +355,12 @@ extension String {
         #expect(q.senderId == LinkFixtures.senderId)
         #expect(q.dhPublicKey.rawRepresentation == LinkFixtures.dhRaw)
         #expect(q.clientVersions == VersionRange(min: 1, max: 4) && q.senderCanSecure)
-        #expect(try q.compatibleInfo().clientVersion == 3)
+        #expect(try q.compatibleInfo().clientVersion == 4)
         let e2e = try #require(link.e2eParams)
         #expect(e2e.versions == VersionRange(min: 2, max: 3) && e2e.kem == nil)
         #expect(e2e.key1.rawRepresentation == LinkFixtures.x448Raw1 && e2e.key2.rawRepresentation == LinkFixtures.x448Raw2)
-        // Rendered again in our form: the same except that the queue says k=s without q=m.
-        #expect(link.uriString == text.replacingOccurrences(of: "%26q%3Dm", with: ""))
+        // Rendered again: the same bytes.
+        #expect(link.uriString == text)
     }
 
     /// Our own link with PQ keys, checked against a string assembled by hand.
@@ -357,16 +369,16 @@ extension String {
         let q = SMPQueueURI(
             server: try LinkFixtures.server(["smp.example.com"], port: 5223), senderId: LinkFixtures.senderId,
             clientVersions: SMPClientVersion.supported, dhPublicKey: dh, senderCanSecure: true)
-        let kemKey = [UInt8](repeating: 0xFB, count: PQRatchetKEM.publicKeyLength)
+        let kemKey = [UInt8](repeating: 0xFB, count: 1158)  // an sntrup761 key's size
         let e2e = E2ERatchetParamsURI(
             versions: VersionRange(min: 2, max: 3)!, key1: try X448PublicKey(rawRepresentation: LinkFixtures.x448Raw1),
             key2: try X448PublicKey(rawRepresentation: LinkFixtures.x448Raw2), kem: .proposed(KEMPublicKey(kemKey)))
         let link = try ConnectionRequestURI(mode: .invitation, queues: [q, q], e2eParams: e2e, clientData: "a b")
-        let kemB64 = String(repeating: "-_v7", count: 386)  // 1158 bytes of 0xFB (an sntrup761 key), no padding
+        let kemB64 = String(repeating: "-_v7", count: 386)  // 1158 bytes of 0xFB, no padding
         let queue =
-            "smp%3A%2F%2FAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8%3D%40smp.example.com%3A5223%2FZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7%23%2F%3Fv%3D1-3%26dh%3DMCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%253D%26k%3Ds"
+            "smp%3A%2F%2FAAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8%3D%40smp.example.com%3A5223%2FZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7%23%2F%3Fv%3D1-4%26dh%3DMCowBQYDK2VuAyEAAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dw%253D%26q%3Dm%26k%3Ds"
         let expected =
-            "simplex:/invitation#/?v=7&smp=\(queue)%3B\(queue)&e2e=v%3D2-3%26x3dh%3D\(LinkFixtures.x448B64a.replacingOccurrences(of: "=", with: "%3D"))%2C\(LinkFixtures.x448B64b.replacingOccurrences(of: "=", with: "%3D"))%26kem_key%3D\(kemB64)&data=a%20b"
+            "simplex:/invitation#/?v=2-7&smp=\(queue)%3B\(queue)&e2e=v%3D2-3%26x3dh%3D\(LinkFixtures.x448B64a.replacingOccurrences(of: "=", with: "%3D"))%2C\(LinkFixtures.x448B64b.replacingOccurrences(of: "=", with: "%3D"))%26kem_key%3D\(kemB64)&data=a%20b"
         #expect(link.uriString == expected)
         #expect(try ConnectionRequestURI(parsing: expected) == link)
     }
@@ -446,7 +458,6 @@ let malformedLinks: [MalformedLink] = {
     let ed = Base64URL.encode(Ed25519PrivateKey().publicKey.x509Encoded)
     let shortDh = Base64URL.encode(Array(Base64URL.decode(dh)!.dropLast()))
     let a = f.x448B64a, b = f.x448B64b
-    let ct = Base64URL.encode([UInt8](repeating: 1, count: PQRatchetKEM.ciphertextLength))
     let good = f.link()
     return [
         MalformedLink(name: "empty", text: "", expected: .malformed),
@@ -469,10 +480,7 @@ let malformedLinks: [MalformedLink] = {
         MalformedLink(name: "missing e2e", text: f.link(e2e: nil), expected: .missingE2E),
         MalformedLink(name: "bad version", text: f.link(v: "seven"), expected: .invalid("v")),
         MalformedLink(name: "inverted version", text: f.link(v: "7-2"), expected: .invalid("v")),
-        MalformedLink(name: "agent version too new", text: f.link(v: "8-9"), expected: .incompatible("agent")),
-        MalformedLink(name: "agent version too old", text: f.link(v: "2-6"), expected: .incompatible("agent")),
-        MalformedLink(name: "queue version too new", text: f.link(smp: queue(v: "4-5")), expected: .incompatible("SMP client")),
-        MalformedLink(name: "e2e version too old", text: f.link(e2e: "v=1&x3dh=\(a),\(b)"), expected: .incompatible("e2e")),
+        MalformedLink(name: "#? instead of #/?", text: good.replacingOccurrences(of: "#/?", with: "#?"), expected: .malformed),
         MalformedLink(name: "bad base64 DH key", text: f.link(smp: queue(dh: "MCow*BQ")), expected: .queue("dh")),
         MalformedLink(name: "short DH key", text: f.link(smp: queue(dh: shortDh)), expected: .queue("dh")),
         MalformedLink(name: "Ed25519 DH key", text: f.link(smp: queue(dh: ed)), expected: .queue("dh")),
@@ -482,15 +490,15 @@ let malformedLinks: [MalformedLink] = {
         MalformedLink(name: "empty server host", text: f.link(smp: queue("\(kh)@")), expected: .queue("host")),
         MalformedLink(name: "empty host in list", text: f.link(smp: queue("\(kh)@a.com,,b.com")), expected: .queue("host")),
         MalformedLink(name: "bad server host", text: f.link(smp: queue("\(kh)@a_b!.com")), expected: .queue("host")),
-        MalformedLink(name: "short key hash", text: f.link(smp: queue("AAAA@smp.example.com")), expected: .queue("identity")),
+        MalformedLink(name: "bad key hash", text: f.link(smp: queue("A@smp.example.com")), expected: .queue("identity")),
         MalformedLink(name: "queue with basic auth", text: f.link(smp: queue("\(kh):pass@smp.example.com")), expected: .queue("identity")),
         MalformedLink(name: "empty queue in list", text: f.link(smp: f.queueText + ";"), expected: .queue("empty")),
         MalformedLink(name: "queue without dh", text: f.link(smp: "smp://\(kh)@smp.example.com/\(sid)#/?v=1-3"), expected: .queue("dh")),
         MalformedLink(name: "queue wrong scheme", text: f.link(smp: "smq://\(kh)@smp.example.com/\(sid)#/?v=1-3"), expected: .queue("scheme")),
-        MalformedLink(name: "kem_ct without kem_key", text: f.link(e2e: "v=2-3&x3dh=\(a),\(b)&kem_ct=\(ct)"), expected: .invalid("e2e")),
+        MalformedLink(name: "accepted KEM in a link", text: f.link(e2e: "v=2-3&x3dh=\(a),\(b)&kem_key=AAAA&kem_ct=AAAA"), expected: .invalid("e2e")),
         MalformedLink(name: "one x3dh key", text: f.link(e2e: "v=2-3&x3dh=\(a)"), expected: .invalid("e2e")),
         MalformedLink(name: "X25519 x3dh keys", text: f.link(e2e: "v=2-3&x3dh=\(dh),\(dh)"), expected: .invalid("e2e")),
-        MalformedLink(name: "wrong kem key length", text: f.link(e2e: "v=2-3&x3dh=\(a),\(b)&kem_key=AAAA"), expected: .invalid("e2e")),
+        MalformedLink(name: "bad kem key", text: f.link(e2e: "v=2-3&x3dh=\(a),\(b)&kem_key=A"), expected: .invalid("e2e")),
         MalformedLink(name: "e2e without version", text: f.link(e2e: "x3dh=\(a),\(b)"), expected: .invalid("e2e")),
         MalformedLink(name: "truncated escape", text: good + "&data=%4", expected: .malformed),
         MalformedLink(name: "truncated escape at end", text: good + "%", expected: .malformed),
@@ -502,11 +510,11 @@ let malformedLinks: [MalformedLink] = {
         MalformedLink(name: "RTL override", text: "simplex:/invitation#/?v=7\u{202E}&smp=x", expected: .malformed),
         MalformedLink(name: "space inside", text: good.replacingOccurrences(of: "&smp", with: " &smp"), expected: .malformed),
         MalformedLink(name: "NUL inside", text: good.replacingOccurrences(of: "&smp", with: "\u{0}&smp"), expected: .malformed),
-        MalformedLink(name: "short link bad key", text: "https://smp.example.com/i#AAAA/BBBB", expected: .invalid("link key")),
+        MalformedLink(name: "short link bad key", text: "https://smp.example.com/i#AAAA/B", expected: .invalid("link key")),
         MalformedLink(name: "short link no id", text: "https://smp.example.com/i#\(String(repeating: "A", count: 43))", expected: .malformed),
         MalformedLink(name: "short link without host", text: "simplex:/a#\(String(repeating: "A", count: 43))", expected: .missing("h")),
         MalformedLink(name: "short link bad port", text: "simplex:/a#\(String(repeating: "A", count: 43))?h=a.com&p=x", expected: .invalid("p")),
-        MalformedLink(name: "short link bad key hash", text: "simplex:/a#\(String(repeating: "A", count: 43))?h=a.com&c=AAAA", expected: .invalid("c")),
+        MalformedLink(name: "short link bad key hash", text: "simplex:/a#\(String(repeating: "A", count: 43))?h=a.com&c=A", expected: .invalid("c")),
     ]
 }()
 

@@ -101,7 +101,6 @@ extension SMPAgent {
         async throws(AgentError) -> String
     {
         let pq = pqSupport ?? config.pqSupport
-        guard link.agentVersions.intersection(AgentVersion.supported) != nil else { throw .agent(.version) }
         switch link.mode {
         case .invitation:
             return try await joinInvitation(link: link, connInfo: connInfo, pq: pq, userId: userId)
@@ -119,6 +118,9 @@ extension SMPAgent {
 
     func joinInvitation(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
         guard let e2e = link.e2eParams else { throw .link(.missingE2EParameters) }
+        // simplexmq `compatibleInvitationUri`: every range must meet ours (`A_VERSION`); the
+        // agent range must reach the version whose behaviour we implement.
+        guard link.agentVersions.intersection(AgentVersion.implemented) != nil else { throw .agent(.version) }
         guard let e2eRange = e2e.versions.intersection(VersionRange(E2EVersion.supported)) else { throw .agent(.version) }
         guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
             throw .agent(.version)
@@ -190,6 +192,7 @@ extension SMPAgent {
     }
 
     func joinContact(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
+        guard link.agentVersions.intersection(AgentVersion.implemented) != nil else { throw .agent(.version) }
         guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
             throw .agent(.version)
         }

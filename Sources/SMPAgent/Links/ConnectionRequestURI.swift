@@ -50,8 +50,11 @@ public struct ConnectionRequestURI: Sendable, Hashable {
 
     // MARK: text form
 
-    /// Parses a full link. Parameters may come in any order and unknown ones are ignored; the
-    /// agent, e2e and queue versions must each overlap ours (`incompatibleVersion` otherwise).
+    /// Parses a full link as simplexmq's `connReqUriP` does: the scheme is read but the value
+    /// gets `simplex:` (simplexmq `strP` overrides it), parameters may come in any order and
+    /// unknown ones are ignored. Versions are not checked here but when the link is joined
+    /// (`A_VERSION`), and a contact link's agent range is raised to start at 2
+    /// (`adjustAgentVRange`), so old published addresses (`v=1`, `v=1-2`) still work.
     public init(parsing s: String) throws(LinkError) {
         try LinkSyntax.checkInput(s)
         let prefix = try LinkPrefix(Substring(s))
@@ -62,53 +65,60 @@ public struct ConnectionRequestURI: Sendable, Hashable {
     }
 
     init(prefix: LinkPrefix, mode: ConnectionMode) throws(LinkError) {
-        var fragment = prefix.fragment
-        if fragment.hasPrefix("/") { fragment = fragment.dropFirst() }
-        guard fragment.hasPrefix("?") else { throw .malformed("expected \"#/?\" before the link parameters") }
-        let query = try LinkQuery(parsing: fragment)
+        guard prefix.fragment.hasPrefix("/?") else { throw .malformed("expected \"#/?\" before the link parameters") }
+        let query = try LinkQuery(parsing: prefix.fragment.dropFirst())
 
         let v = try query.requiredText("v")
-        guard let versions = VersionRange(parsing: v) else {
+        guard let parsedVersions = VersionRange(parsing: v) else {
             throw .invalidParameter(name: "v", reason: "not a version range: \(LinkSyntax.excerpt(v))")
         }
-        guard versions.intersection(AgentVersion.supported) != nil else {
-            throw .incompatibleVersion("agent versions \(versions), supported \(AgentVersion.supported)")
-        }
+        let versions = mode == .contact ? Self.adjustedContactVersions(parsedVersions) : parsedVersions
 
         let smp = try query.requiredText("smp")
         if smp.isEmpty { throw .noQueues }
         var queues: [SMPQueueURI] = []
         for part in smp.split(separator: ";", omittingEmptySubsequences: false) {
             guard !part.isEmpty else { throw .invalidQueueURI("empty queue URI in \"smp\"") }
-            let q: SMPQueueURI
             do {
-                q = try SMPQueueURI(checkedText: part)
+                queues.append(try SMPQueueURI(checkedText: part))
             } catch {
                 if case .invalidQueueURI = error { throw error }
                 throw .invalidQueueURI(error.description)
             }
-            guard q.clientVersions.intersection(SMPClientVersion.supported) != nil else {
-                throw .incompatibleVersion("SMP client versions \(q.clientVersions), supported \(SMPClientVersion.supported)")
-            }
-            queues.append(q)
         }
 
         var e2e: E2ERatchetParamsURI?
         if mode == .invitation {
             guard let text = try query.text("e2e") else { throw .missingE2EParameters }
-            let params: E2ERatchetParamsURI
             do {
-                params = try E2ERatchetParamsURI(query: LinkQuery(parsing: text))
+                e2e = try E2ERatchetParamsURI(query: LinkQuery(parsing: text))
             } catch {
                 throw .invalidParameter(name: "e2e", reason: error.description)
             }
-            guard params.versions.intersection(VersionRange(E2EVersion.supported)) != nil else {
-                throw .incompatibleVersion("e2e versions \(params.versions), supported \(VersionRange(E2EVersion.supported))")
-            }
-            e2e = params
         }
         let data = query.value("data").map { String(decoding: $0, as: UTF8.self) }
-        self.init(unchecked: mode, prefix.scheme, versions, queues, e2e, data)
+        self.init(unchecked: mode, .simplex, versions, queues, e2e, data)
+    }
+
+    /// simplexmq `adjustAgentVRange`: the minimum is raised to the oldest version it supports
+    /// (2), and the maximum to at least that.
+    static func adjustedContactVersions(_ vr: VersionRange) -> VersionRange {
+        let lo = Swift.max(AgentVersion.duplexHandshake, vr.min)
+        return VersionRange(min: lo, max: Swift.max(lo, vr.max)) ?? vr
+    }
+
+    /// The versions of this link that a joining agent can use (simplexmq `compatibleInvitationUri`
+    /// / `compatibleContactUri`): the agent version, the first queue at a client version and,
+    /// for invitations, the e2e params at an e2e version; nil when any range has nothing in
+    /// common with ours (`A_VERSION`).
+    public func compatibleVersions(
+        agent: VersionRange = AgentVersion.supported, client: VersionRange = SMPClientVersion.supported,
+        e2e: VersionRange = VersionRange(E2EVersion.supported)
+    ) -> (agentVersion: UInt16, queue: SMPQueueInfo, e2eParams: E2ERatchetParams?)? {
+        guard let av = agentVersions.highestCommon(with: agent), let q = try? queues[0].compatibleInfo(supported: client) else { return nil }
+        guard mode == .invitation else { return (av, q, nil) }
+        guard let params = try? e2eParams?.compatibleParams(supported: e2e) else { return nil }
+        return (av, q, params)
     }
 
     /// simplexmq's `strEncode`: the query escaped with `QEscape`, queues joined with ";".

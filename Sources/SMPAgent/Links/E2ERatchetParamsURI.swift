@@ -8,14 +8,15 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
     public let versions: VersionRange
     public let key1: X448PublicKey
     public let key2: X448PublicKey
-    /// Dropped when `versions.max < 3`, as simplexmq neither sends nor reads it then.
+    /// The text form leaves it out when `versions.max < 3` (and the parser does not read it
+    /// then); the binary form always carries it, as in simplexmq.
     public let kem: RatchetKEMParams?
 
     public init(versions: VersionRange, key1: X448PublicKey, key2: X448PublicKey, kem: RatchetKEMParams?) {
         self.versions = versions
         self.key1 = key1
         self.key2 = key2
-        self.kem = versions.max >= E2EVersion.pqRatchet ? kem : nil
+        self.kem = kem
     }
 
     /// The params one generated, advertised with a version range.
@@ -36,8 +37,11 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
         return params(version: v)
     }
 
-    /// Parses the query string; unknown parameters are ignored. Both keys must be X448, a KEM
-    /// key must have the size of our KEM, and `kem_ct` without `kem_key` is refused.
+    /// Parses the query string as simplexmq's `strP` for `RcvE2ERatchetParamsUri` does: unknown
+    /// parameters are ignored, both keys must be X448, the KEM part is read only when the maximum
+    /// version is 3 or more (`kem_ct` without `kem_key` is ignored), and KEM keys are opaque bytes
+    /// of any length. Accepted KEM params (`kem_ct` with `kem_key`) are refused: a link can only
+    /// propose. Versions are not checked here (see `compatibleParams`).
     public init(parsing s: String) throws(LinkError) {
         try LinkSyntax.checkInput(s)
         try self.init(query: LinkQuery(parsing: s))
@@ -52,15 +56,11 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
         guard keys.count == 2 else { throw .invalidParameter(name: "x3dh", reason: "expected 2 keys, found \(keys.count)") }
         let k1 = try Self.x448(keys[0]), k2 = try Self.x448(keys[1])
         var kem: RatchetKEMParams?
-        if versions.max >= E2EVersion.pqRatchet {
-            let key = try Self.bytes(query, "kem_key", length: PQRatchetKEM.publicKeyLength)
-            let ct = try Self.bytes(query, "kem_ct", length: PQRatchetKEM.ciphertextLength)
-            switch (key, ct) {
-            case (nil, nil): kem = nil
-            case (let k?, nil): kem = .proposed(KEMPublicKey(k))
-            case (let k?, let c?): kem = .accepted(KEMCiphertext(c), KEMPublicKey(k))
-            case (nil, _?): throw .invalidParameter(name: "kem_ct", reason: "kem_ct without kem_key")
+        if versions.max >= E2EVersion.pqRatchet, let key = try Self.bytes(query, "kem_key") {
+            if try Self.bytes(query, "kem_ct") != nil {
+                throw .invalidParameter(name: "kem_ct", reason: "accepted KEM params in a link (bad ratchet KEM state)")
             }
+            kem = .proposed(KEMPublicKey(key))
         }
         self.init(versions: versions, key1: k1, key2: k2, kem: kem)
     }
@@ -71,7 +71,7 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
             ("v", versions.description),
             ("x3dh", Base64URL.encode(key1.x509Encoded) + "," + Base64URL.encode(key2.x509Encoded)),
         ]
-        switch kem {
+        switch versions.max >= E2EVersion.pqRatchet ? kem : nil {
         case nil: break
         case .proposed(let k): params.append(("kem_key", Base64URL.encode(k.bytes)))
         case .accepted(let ct, let k):
@@ -90,10 +90,9 @@ public struct E2ERatchetParamsURI: Sendable, Hashable {
         }
     }
 
-    private static func bytes(_ query: LinkQuery, _ name: String, length: Int) throws(LinkError) -> [UInt8]? {
+    private static func bytes(_ query: LinkQuery, _ name: String) throws(LinkError) -> [UInt8]? {
         guard let text = try query.text(name) else { return nil }
         guard let b = LinkSyntax.base64url(text) else { throw .invalidParameter(name: name, reason: "not base64url") }
-        guard b.count == length else { throw .invalidParameter(name: name, reason: "\(b.count) bytes, expected \(length)") }
         return b
     }
 }

@@ -8,40 +8,36 @@ public struct SMPQueueInfo: Sendable, Hashable {
     public let server: SMPServerAddress
     public let senderId: [UInt8]
     public let dhPublicKey: X25519PublicKey
-    /// Only meaningful from client version 3; below it, it is not encoded.
-    public let senderCanSecure: Bool
+    /// Messaging or contact queue; nil when unknown. Versions below 3 cannot carry it.
+    public let queueMode: QueueMode?
 
-    public init(clientVersion: UInt16, server: SMPServerAddress, senderId: [UInt8], dhPublicKey: X25519PublicKey, senderCanSecure: Bool) {
+    /// simplexmq `senderCanSecure`; the agent uses it only from client version 3.
+    public var senderCanSecure: Bool { QueueMode.senderCanSecure(queueMode) }
+
+    public init(clientVersion: UInt16, server: SMPServerAddress, senderId: [UInt8], dhPublicKey: X25519PublicKey, queueMode: QueueMode?) {
         self.clientVersion = clientVersion
         self.server = server
         self.senderId = senderId
         self.dhPublicKey = dhPublicKey
-        self.senderCanSecure = senderCanSecure
+        self.queueMode = queueMode
+    }
+
+    /// A queue described only by whether its sender secures it (messaging) or not (contact).
+    public init(clientVersion: UInt16, server: SMPServerAddress, senderId: [UInt8], dhPublicKey: X25519PublicKey, senderCanSecure: Bool) {
+        self.init(
+            clientVersion: clientVersion, server: server, senderId: senderId, dhPublicKey: dhPublicKey,
+            queueMode: QueueMode(senderCanSecure: senderCanSecure))
     }
 
     /// The URI form with a version range (by default just this version).
     public func uri(clientVersions: VersionRange? = nil) -> SMPQueueURI {
         SMPQueueURI(self, clientVersions: clientVersions ?? VersionRange(clientVersion))
     }
-
-    /// simplexmq `queueModeP` after an address: an optional "M"/"C" (queue mode) or "T"/"F"
-    /// (sender can secure). Any other next byte belongs to what follows and is left alone.
-    static func decodeQueueMode(_ d: inout SMPDecoder) -> Bool {
-        switch d.peek() {
-        case UInt8(ascii: "M"), UInt8(ascii: "T"):
-            _ = try? d.byte()
-            return true
-        case UInt8(ascii: "C"), UInt8(ascii: "F"):
-            _ = try? d.byte()
-            return false
-        default:
-            return false
-        }
-    }
 }
 
-/// simplexmq's binary `SMPQueueInfo`: `clientVersion smpServer senderId dhPublicKey ["T"]`, the
-/// "T" only from version 3 when the sender can secure the queue; version 1 has one host only.
+/// simplexmq's binary `SMPQueueInfo`: `clientVersion smpServer senderId dhPublicKey`, then from
+/// version 4 the queue mode ("M"/"C", nothing when unknown), at version 3 "T" when the sender
+/// can secure the queue; version 1 has the legacy one-host server and nothing after the key.
 extension SMPQueueInfo: SMPEncodable, SMPDecodable {
     public func encode(into e: inout SMPEncoder) throws(EncodingError) {
         e.word16(clientVersion)
@@ -52,18 +48,21 @@ extension SMPQueueInfo: SMPEncodable, SMPDecodable {
         }
         try AgentWire.shortString(senderId, into: &e)
         try AgentWire.shortString(dhPublicKey.x509Encoded, into: &e)
-        if clientVersion >= SMPClientVersion.senderAuthKey, senderCanSecure { e.bool(true) }
+        if clientVersion >= SMPClientVersion.shortLinks {
+            if let queueMode { e.byte(queueMode.binaryTag) }
+        } else if clientVersion >= SMPClientVersion.senderAuthKey, senderCanSecure {
+            e.bool(true)
+        }
     }
 
+    /// Version 1 addresses get a preset server's onion host back (`updateSMPServerHosts`).
     public init(from d: inout SMPDecoder) throws(DecodingError) {
         let v = try AgentWire.decoding { try d.word16() }
-        guard v >= SMPClientVersion.initial else { throw .invalid("SMP client version 0") }
-        let server = v > SMPClientVersion.initial ? try SMPServerAddress(from: &d) : try SMPServerAddress.decodeLegacy(&d)
+        let server =
+            v > SMPClientVersion.initial ? try SMPServerAddress(from: &d) : PresetServerHosts.update(try SMPServerAddress.decodeLegacy(&d))
         let senderId = try AgentWire.decoding { try d.shortString() }
-        guard !senderId.isEmpty else { throw .invalid("empty sender ID") }
         let dh = try AgentWire.decodeX25519(&d)
-        let canSecure = Self.decodeQueueMode(&d)
-        self.init(clientVersion: v, server: server, senderId: senderId, dhPublicKey: dh, senderCanSecure: canSecure)
+        self.init(clientVersion: v, server: server, senderId: senderId, dhPublicKey: dh, queueMode: QueueMode.decodeOptional(&d))
     }
 }
 

@@ -305,7 +305,7 @@ enum ShortLinkWire {
 extension ConnectionRequestURI {
     /// simplexmq `Encoding (ConnectionRequestUri m)`: "I" crData e2eParams, or "C" crData, where
     /// crData is `agentVRange NonEmpty(SMPQueueUri) Maybe(Large clientData)`.
-    func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
+    public func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
         e.byte(mode == .invitation ? UInt8(ascii: "I") : UInt8(ascii: "C"))
         agentVersions.encode(into: &e)
         try AgentWire.encodeNonEmpty(queues, into: &e) { (e, q) throws(EncodingError) in try q.encode(into: &e) }
@@ -319,7 +319,7 @@ extension ConnectionRequestURI {
     }
 
     /// The scheme is `simplex:` (the binary form has none), as in simplexmq.
-    init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
+    public init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
         let mode: ConnectionMode
         switch try AgentWire.decoding({ try d.byte() }) {
         case UInt8(ascii: "I"): mode = .invitation
@@ -327,7 +327,14 @@ extension ConnectionRequestURI {
         case let b: throw .invalid("bad connection mode \(b)")
         }
         let vr = try VersionRange(from: &d)
-        let queues = try AgentWire.decodeNonEmpty(&d) { (d) throws(DecodingError) in try SMPQueueURI(from: &d) }
+        // simplexmq patches a queue without a mode to a contact queue: this binary form came
+        // with client version 4, and before it only "T" (messaging) was written.
+        let queues = try AgentWire.decodeNonEmpty(&d) { (d) throws(DecodingError) in
+            let q = try SMPQueueURI(from: &d)
+            return q.queueMode == nil
+                ? SMPQueueURI(server: q.server, senderId: q.senderId, clientVersions: q.clientVersions, dhPublicKey: q.dhPublicKey, queueMode: .contact)
+                : q
+        }
         let data = try AgentWire.decodeOptional(&d) { (d) throws(DecodingError) in
             String(decoding: try AgentWire.decoding { try d.largeString() }, as: UTF8.self)
         }
@@ -342,26 +349,26 @@ extension ConnectionRequestURI {
 
 extension E2ERatchetParamsURI {
     /// simplexmq `Encoding (E2ERatchetParamsUri s a)`: `vr key1 key2 Maybe(RKEMParams)`.
-    func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
+    public func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
         versions.encode(into: &e)
         // E2ERatchetParams at version 3 writes the same tail: both keys, then Maybe(KEM params).
         let p = E2ERatchetParams(version: E2EVersion.pqRatchet, key1: key1, key2: key2, kem: kem)
         do { e.raw(Array(try p.encoded().dropFirst(2))) } catch { throw .tooLarge("e2e params: \(error)") }
     }
 
-    init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
+    public init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
         let vr = try VersionRange(from: &d)
         let k1 = try Self.x448(&d)
         let k2 = try Self.x448(&d)
+        // A link's params can only propose a KEM (simplexmq `RcvE2ERatchetParamsUri`).
         let kem = try AgentWire.decodeOptional(&d) { (d) throws(DecodingError) -> RatchetKEMParams in
             switch try AgentWire.decoding({ try d.byte() }) {
             case UInt8(ascii: "P"):
                 return .proposed(KEMPublicKey(try AgentWire.decoding { try d.largeString() }))
             case UInt8(ascii: "A"):
-                let ct = KEMCiphertext(try AgentWire.decoding { try d.largeString() })
-                return .accepted(ct, KEMPublicKey(try AgentWire.decoding { try d.largeString() }))
+                throw .invalid("bad ratchet KEM state: accepted KEM params in a link")
             case let b:
-                throw .invalid("bad KEM params \(b)")
+                throw .invalid("bad ratchet KEM params \(b)")
             }
         }
         self.init(versions: vr, key1: k1, key2: k2, kem: kem)
@@ -390,9 +397,13 @@ extension ShortLink {
         scheme == .server && server.hosts[0].contains(":") ? .simplex : scheme
     }
 
-    /// simplexmq `Encoding (ConnShortLink m)`: "I" server linkId linkKey, or "C" typeChar server linkKey.
-    func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
-        guard let server else { throw .tooLarge("short link without the server identity") }
+    /// simplexmq `Encoding (ConnShortLink m)`: "I" server linkId linkKey, or "C" typeChar server
+    /// linkKey; a preset server without its identity is written with an empty key hash.
+    public func encodeBinary(into e: inout SMPEncoder) throws(EncodingError) {
+        let server: SMPServerAddress
+        do { server = try SMPServerAddress(keyHash: serverKeyHash ?? [], hosts: hosts, port: port) } catch {
+            throw .tooLarge("short link server: \(error)")
+        }
         if mode == .invitation {
             e.byte(UInt8(ascii: "I"))
             try server.encode(into: &e)
@@ -405,21 +416,22 @@ extension ShortLink {
         try AgentWire.shortString(linkKey, into: &e)
     }
 
-    init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
+    /// The binary form has no scheme: the link gets the https one, as in simplexmq.
+    public init(decodingBinary d: inout SMPDecoder) throws(DecodingError) {
         let tag = try AgentWire.decoding { try d.byte() }
         switch tag {
         case UInt8(ascii: "I"):
             let server = try SMPServerAddress(from: &d)
             let lid = try AgentWire.decoding { try d.shortString() }
             let key = try AgentWire.decoding { try d.shortString() }
-            guard key.count == Self.linkKeyLength else { throw .invalid("link key of \(key.count) bytes") }
             self.init(invitation: server, linkId: lid, linkKey: key)
         case UInt8(ascii: "C"):
             let c = try AgentWire.decoding { try d.byte() }
-            guard let t = ContactType(rawValue: String(UnicodeScalar(c)).lowercased()) else { throw .invalid("bad contact type \(c)") }
+            guard let t = ContactType.allCases.first(where: { $0.rawValue.uppercased().utf8.first == c }) else {
+                throw .invalid("unknown contact address type \(c)")
+            }
             let server = try SMPServerAddress(from: &d)
             let key = try AgentWire.decoding { try d.shortString() }
-            guard key.count == Self.linkKeyLength else { throw .invalid("link key of \(key.count) bytes") }
             self.init(contact: server, type: t, linkKey: key)
         case let b:
             throw .invalid("bad short link mode \(b)")
