@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
         .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
         .executable(name: "simplex-vectors", targets: ["simplex-vectors"]),
+        .executable(name: "xftp-server", targets: ["xftp-server"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
         .library(name: "simplex", type: .dynamic, targets: ["SimplexLib"]),
     ],
@@ -186,7 +187,10 @@ let package = Package(
         // Checks of the reference vectors (../shared/refvectors) against our implementation.
         .target(
             name: "SimplexVectors",
-            dependencies: ["SimplexFoundation", "SMPProtocol", "SMPTransport", "DoubleRatchet", "SMPAgent"]
+            dependencies: [
+                "SimplexFoundation", "SMPProtocol", "SMPTransport", "DoubleRatchet", "SMPAgent", "XFTPProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(name: "simplex-vectors", dependencies: ["SimplexVectors"]),
         // libFuzzer target for the decoders; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
@@ -227,6 +231,29 @@ let package = Package(
             name: "SMPServerTests",
             dependencies: ["SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation"]
         ),
+        // XFTP (protocol/xftp.md): commands, transmissions, file descriptions, file encryption.
+        .target(
+            name: "XFTPProtocol",
+            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The XFTP server core: chunk store on disk, store log, quotas, expiry, command processing.
+        .target(
+            name: "XFTPServer",
+            dependencies: [
+                "XFTPProtocol", "SimplexFoundation",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "xftp-server",
+            dependencies: [
+                "XFTPServer", "XFTPProtocol", "SMPTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "XFTPProtocolTests", dependencies: ["XFTPProtocol", "SimplexFoundation"]),
+        .testTarget(name: "XFTPServerTests", dependencies: ["XFTPServer", "XFTPProtocol", "SimplexFoundation"]),
         // QR codes for showing connection links in the terminal.
         .target(name: "QRCode"),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], resources: [.copy("Fixtures")]),

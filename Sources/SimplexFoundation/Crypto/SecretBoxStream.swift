@@ -1,0 +1,162 @@
+/// Incremental XSalsa20-Poly1305 over a stream of any length, as simplexmq's `Crypto.Lazy`
+/// (`sbInit`/`cbInit`, `sbEncryptChunk`, `sbDecryptChunk`, `sbAuth`): XFTP encrypts whole files
+/// and chunk downloads this way without holding them in memory, with the tag at the end.
+///
+/// `secret` is used as simplexmq's `SbKey`/`DhSecret`: HSalsa20(secret, 0) is the XSalsa20 key,
+/// so a stream of one piece equals `CryptoBox.seal(key: CryptoBoxKey(dhSecret: secret), ...)`.
+public struct SecretBoxStream: Sendable {
+    private let key: SalsaKey
+    private let n0: UInt32, n1: UInt32
+    /// Index of the next keystream block to generate.
+    private var counter: UInt64 = 1
+    /// Unused keystream bytes of the current block (`ks[ksPos..<64]`).
+    private var ks: KeystreamBlock
+    private var ksPos: Int
+    private var mac: Poly1305State
+    /// Bytes absorbed by the MAC that do not yet fill a 16-byte block.
+    private var macBuf: MacBlock = MacBlock()
+    private var macBufCount = 0
+
+    public init(secret: [UInt8], nonce: [UInt8]) throws(CryptoError) {
+        guard secret.count == 32 else { throw .badLength("secretbox stream key of \(secret.count) bytes") }
+        guard nonce.count == 24 else { throw .badLength("secretbox stream nonce of \(nonce.count) bytes") }
+        let k1 = try Salsa20.hsalsa20(key: secret, input: [UInt8](repeating: 0, count: 16))
+        let (sub, a, b) = SalsaKey.xsalsa(key: k1, nonce: nonce)
+        key = sub
+        n0 = a
+        n1 = b
+        var block0 = KeystreamBlock()
+        withUnsafeMutableBytes(of: &block0.bytes) { sub.block(nonce0: a, nonce1: b, counter: 0, out: $0.baseAddress!) }
+        // Bytes 0..<32 of block 0 are the Poly1305 key; the stream starts at byte 32.
+        mac = withUnsafeBytes(of: &block0.bytes) { Poly1305State(key: $0.baseAddress!) }
+        ks = block0
+        ksPos = 32
+    }
+
+    /// Encrypts `data` (the next piece of the stream) and authenticates the ciphertext.
+    public mutating func encrypt(_ data: [UInt8]) -> [UInt8] {
+        var out = data
+        out.withUnsafeMutableBytes { encrypt(inPlace: $0) }
+        return out
+    }
+
+    /// Decrypts `data` (the next piece of the stream), authenticating the ciphertext.
+    public mutating func decrypt(_ data: [UInt8]) -> [UInt8] {
+        var out = data
+        out.withUnsafeMutableBytes { decrypt(inPlace: $0) }
+        return out
+    }
+
+    public mutating func encrypt(inPlace p: UnsafeMutableRawBufferPointer) {
+        applyKeystream(p)
+        absorb(UnsafeRawBufferPointer(p))
+    }
+
+    public mutating func decrypt(inPlace p: UnsafeMutableRawBufferPointer) {
+        absorb(UnsafeRawBufferPointer(p))
+        applyKeystream(p)
+    }
+
+    /// The 16-byte Poly1305 tag of all ciphertext so far (`sbAuth`); the stream can continue.
+    public func tag() -> [UInt8] {
+        var st = mac
+        var out = [UInt8](repeating: 0, count: 16)
+        var last = macBuf
+        let n = macBufCount
+        withUnsafeMutableBytes(of: &last.bytes) { b in
+            if n > 0 {
+                b.storeBytes(of: 1, toByteOffset: n, as: UInt8.self)
+                for i in (n + 1)..<16 { b.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }
+                st.blocks(UnsafeRawPointer(b.baseAddress!), count: 16, padbit: 0)
+            }
+        }
+        out.withUnsafeMutableBytes { st.finish($0.baseAddress!) }
+        return out
+    }
+
+    /// Constant-time check of a received tag against `tag()`.
+    public func verify(tag received: [UInt8]) -> Bool {
+        received.count == 16 && constantTimeEquals(tag(), received)
+    }
+
+    private mutating func applyKeystream(_ p: UnsafeMutableRawBufferPointer) {
+        guard let base = p.baseAddress, p.count > 0 else { return }
+        let count = p.count
+        var off = 0
+        // Leftover bytes of the current keystream block first.
+        if ksPos < 64 {
+            let n = min(64 - ksPos, count)
+            let pos = ksPos
+            withUnsafeBytes(of: &ks.bytes) { k in
+                for i in 0..<n {
+                    let v = base.load(fromByteOffset: i, as: UInt8.self) ^ k.load(fromByteOffset: pos + i, as: UInt8.self)
+                    base.storeBytes(of: v, toByteOffset: i, as: UInt8.self)
+                }
+            }
+            ksPos += n
+            off = n
+        }
+        // Whole blocks straight from the cipher.
+        let whole = (count - off) & ~63
+        if whole > 0 {
+            key.xor(nonce0: n0, nonce1: n1, counter: counter, src: UnsafeRawPointer(base + off), dst: base + off, count: whole)
+            counter &+= UInt64(whole / 64)
+            off += whole
+        }
+        // A partial tail: generate one block and keep what is left of it.
+        if off < count {
+            let c = counter
+            withUnsafeMutableBytes(of: &ks.bytes) { key.block(nonce0: n0, nonce1: n1, counter: c, out: $0.baseAddress!) }
+            counter &+= 1
+            let n = count - off
+            withUnsafeBytes(of: &ks.bytes) { k in
+                for i in 0..<n {
+                    let v = base.load(fromByteOffset: off + i, as: UInt8.self) ^ k.load(fromByteOffset: i, as: UInt8.self)
+                    base.storeBytes(of: v, toByteOffset: off + i, as: UInt8.self)
+                }
+            }
+            ksPos = n
+        }
+    }
+
+    private mutating func absorb(_ p: UnsafeRawBufferPointer) {
+        guard let base = p.baseAddress, p.count > 0 else { return }
+        var off = 0
+        let count = p.count
+        if macBufCount > 0 {
+            let n = min(16 - macBufCount, count)
+            let start = macBufCount
+            withUnsafeMutableBytes(of: &macBuf.bytes) { b in
+                b.baseAddress!.advanced(by: start).copyMemory(from: base, byteCount: n)
+            }
+            macBufCount += n
+            off = n
+            if macBufCount == 16 {
+                withUnsafeBytes(of: &macBuf.bytes) { mac.blocks($0.baseAddress!, count: 16, padbit: 1) }
+                macBufCount = 0
+            }
+        }
+        let whole = (count - off) & ~15
+        if whole > 0 {
+            mac.blocks(base + off, count: whole, padbit: 1)
+            off += whole
+        }
+        if off < count {
+            let n = count - off
+            withUnsafeMutableBytes(of: &macBuf.bytes) { b in
+                b.baseAddress!.copyMemory(from: base + off, byteCount: n)
+            }
+            macBufCount = n
+        }
+    }
+}
+
+/// 64 bytes of keystream kept inline (no heap allocation per stream).
+struct KeystreamBlock: Sendable {
+    var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+}
+
+/// A partial Poly1305 block kept inline.
+struct MacBlock: Sendable {
+    var bytes: (UInt64, UInt64) = (0, 0)
+}

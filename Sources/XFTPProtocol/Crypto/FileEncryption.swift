@@ -1,0 +1,226 @@
+import Crypto
+import SimplexFoundation
+
+/// XFTP file encryption (`Simplex.FileTransfer.Crypto`): one secretbox stream over
+/// `length(8) ++ header ++ content ++ '#' padding`, the 16-byte tag at the very end; the
+/// encrypted file is then cut into server chunk sizes.
+public enum FileEncryption {
+    public static let authTagSize = 16
+    /// The 8-byte length prefix (`fileSizeLen`).
+    public static let lengthSize = 8
+    static let ioBlock = 65536
+
+    /// What encrypting a file produced: sizes, digests and where each chunk lies.
+    public struct EncryptedFile: Sendable {
+        public var encryptedSize: Int64
+        /// SHA-512 of the whole encrypted file (the description's `digest`).
+        public var digest: [UInt8]
+        public var chunks: [(offset: Int64, size: UInt32, digest: [UInt8])]
+    }
+
+    /// Encrypts `sourcePath` to `encryptedPath` the way the reference agent prepares an upload:
+    /// the header carries `fileName`, chunk sizes come from `XFTPChunkSizes.prepare` (or one chunk
+    /// for a redirect description), and chunk digests (SHA-256) are computed as it writes.
+    public static func encrypt(
+        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false
+    ) throws(XFTPFileError) -> EncryptedFile {
+        guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
+        guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
+        let header: [UInt8]
+        do {
+            header = try FileHeader(fileName: fileName).encoded()
+        } catch {
+            throw .invalidHeader("file name too long")
+        }
+        let payloadLen = Int64(header.count) + fileSize
+        let payloadSize = payloadLen + Int64(lengthSize + authTagSize)
+        let sizes: [UInt32]
+        if singleChunk {
+            guard let s = XFTPChunkSizes.singleChunkSize(payloadSize) else { throw .size }
+            sizes = [s]
+        } else {
+            sizes = XFTPChunkSizes.prepare(payloadSize)
+        }
+        let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
+        let src = try PosixFile(path: sourcePath, mode: .read)
+        let dst = try PosixFile(path: encryptedPath, mode: .create)
+        var writer = ChunkedWriter(file: dst, sizes: sizes)
+        var sb: SecretBoxStream
+        do {
+            sb = try SecretBoxStream(secret: key, nonce: nonce)
+        } catch {
+            throw .crypto("\(error)")
+        }
+        var e = SMPEncoder(capacity: 8 + header.count)
+        e.int64(payloadLen)
+        e.raw(header)
+        try writer.write(sb.encrypt(e.bytes))
+        var left = fileSize
+        while left > 0 {
+            let n = Int(min(left, Int64(ioBlock)))
+            var piece = try src.read(max: n)
+            guard piece.count == n else { throw .io("encrypting file: unexpected EOF") }
+            piece.withUnsafeMutableBytes { sb.encrypt(inPlace: $0) }
+            try writer.write(piece)
+            left -= Int64(n)
+        }
+        var pad = encSize - Int64(authTagSize) - payloadLen - Int64(lengthSize)
+        while pad > 0 {
+            let n = Int(min(pad, Int64(ioBlock)))
+            try writer.write(sb.encrypt([UInt8](repeating: UInt8(ascii: "#"), count: n)))
+            pad -= Int64(n)
+        }
+        try writer.write(sb.tag())
+        let chunkDigests = writer.finish()
+        let fileDigest = writer.fileHash
+        return EncryptedFile(
+            encryptedSize: encSize, digest: Array(fileDigest.finalize()),
+            chunks: zip(XFTPChunkSizes.offsets(sizes), chunkDigests).map { ($0.offset, $0.size, $1) })
+    }
+
+    /// Decrypts the downloaded chunk files (in order) of a file of `encryptedSize` bytes. The
+    /// header's name is given to `destination`, which returns the path to write; nothing is left
+    /// at that path unless the tag verifies.
+    public static func decrypt(
+        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8],
+        destination: (FileHeader) throws -> String
+    ) throws(XFTPFileError) -> (header: FileHeader, path: String) {
+        guard !chunkPaths.isEmpty else { throw .invalidHeader("empty") }
+        guard encryptedSize >= Int64(authTagSize + lengthSize) else { throw .invalidHeader("encrypted file too small") }
+        var reader = try ChunkedReader(paths: chunkPaths)
+        var sb: SecretBoxStream
+        do {
+            sb = try SecretBoxStream(secret: key, nonce: nonce)
+        } catch {
+            throw .crypto("\(error)")
+        }
+        var cipherLeft = encryptedSize - Int64(authTagSize)
+        func next(_ max: Int) throws(XFTPFileError) -> [UInt8] {
+            let n = Int(min(Int64(max), cipherLeft))
+            let c = try reader.read(exactly: n)
+            cipherLeft -= Int64(n)
+            return sb.decrypt(c)
+        }
+        // The length prefix and (within the first KB) the header.
+        var first = try next(lengthSize + 1024)
+        var ld = SMPDecoder(first.prefix(lengthSize))
+        guard first.count >= lengthSize, let len = try? ld.int64(), len >= 0 else { throw .invalidHeader("length") }
+        guard len <= encryptedSize - Int64(authTagSize + lengthSize) else { throw .invalidHeader("length exceeds file") }
+        first.removeFirst(lengthSize)
+        let hdrArea = Array(first.prefix(Int(min(len, Int64(first.count)))))
+        let header: FileHeader, used: Int
+        do {
+            (header, used) = try FileHeader.decode(prefixOf: hdrArea)
+        } catch {
+            throw .invalidHeader("\(error)")
+        }
+        let path: String
+        do {
+            path = try destination(header)
+        } catch {
+            throw .io("destination: \(error)")
+        }
+        let out = try PosixFile(path: path, mode: .create)
+        var contentLeft = len - Int64(used)
+        do throws(XFTPFileError) {
+            let firstContent = Array(first[used...].prefix(Int(min(contentLeft, Int64(first.count - used)))))
+            try out.write(firstContent)
+            contentLeft -= Int64(firstContent.count)
+            while cipherLeft > 0 {
+                let plain = try next(ioBlock)
+                if contentLeft > 0 {
+                    let take = Int(min(contentLeft, Int64(plain.count)))
+                    try out.write(take == plain.count ? plain : Array(plain[0..<take]))
+                    contentLeft -= Int64(take)
+                }
+            }
+            let tag = try reader.read(exactly: authTagSize)
+            guard try reader.read(max: 1).isEmpty else { throw XFTPFileError.invalidHeader("chunks longer than the file") }
+            guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
+        } catch {
+            PosixFile.remove(path)
+            throw error
+        }
+        return (header, path)
+    }
+
+    /// SHA-256 of `size` bytes at `offset` of a file (`getChunkDigest`).
+    public static func chunkDigest(path: String, offset: Int64 = 0, size: Int64) throws(XFTPFileError) -> [UInt8] {
+        let f = try PosixFile(path: path, mode: .read)
+        try f.seek(to: offset)
+        var h = SHA256()
+        var left = size
+        while left > 0 {
+            let b = try f.read(max: Int(min(left, Int64(ioBlock))))
+            guard !b.isEmpty else { throw .io("\(path): unexpected end of file") }
+            h.update(data: b)
+            left -= Int64(b.count)
+        }
+        return Array(h.finalize())
+    }
+}
+
+/// Writes the encrypted stream, hashing each chunk (SHA-256) and the whole file (SHA-512).
+struct ChunkedWriter {
+    let file: PosixFile
+    let sizes: [UInt32]
+    var index = 0
+    var inChunk: Int64 = 0
+    var chunkHash = SHA256()
+    var fileHash = SHA512()
+    var digests: [[UInt8]] = []
+
+    init(file: PosixFile, sizes: [UInt32]) {
+        self.file = file
+        self.sizes = sizes
+    }
+
+    mutating func write(_ bytes: [UInt8]) throws(XFTPFileError) {
+        try file.write(bytes)
+        fileHash.update(data: bytes)
+        var off = 0
+        while off < bytes.count {
+            guard index < sizes.count else { throw .io("encrypted data exceeds chunk sizes") }
+            let room = Int64(sizes[index]) - inChunk
+            let n = Int(min(room, Int64(bytes.count - off)))
+            bytes.withUnsafeBytes { chunkHash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
+            inChunk += Int64(n)
+            off += n
+            if inChunk == Int64(sizes[index]) {
+                digests.append(Array(chunkHash.finalize()))
+                chunkHash = SHA256()
+                inChunk = 0
+                index += 1
+            }
+        }
+    }
+
+    func finish() -> [[UInt8]] { digests }
+}
+
+/// Reads several chunk files as one stream.
+struct ChunkedReader {
+    var files: [PosixFile]
+    var current = 0
+
+    init(paths: [String]) throws(XFTPFileError) {
+        var fs: [PosixFile] = []
+        for p in paths { fs.append(try PosixFile(path: p, mode: .read)) }
+        files = fs
+    }
+
+    mutating func read(max: Int) throws(XFTPFileError) -> [UInt8] {
+        var out: [UInt8] = []
+        while out.count < max, current < files.count {
+            let b = try files[current].read(max: max - out.count)
+            if b.isEmpty { current += 1 } else { out += b }
+        }
+        return out
+    }
+
+    mutating func read(exactly n: Int) throws(XFTPFileError) -> [UInt8] {
+        let b = try read(max: n)
+        guard b.count == n else { throw .invalidHeader("chunks shorter than the file") }
+        return b
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open file descriptor with whole-buffer reads and writes that retry on EINTR; the file
+/// code streams through it so 1 GB files never sit in memory.
+public final class PosixFile {
+    public let fd: Int32
+    public let path: String
+
+    public enum Mode { case read, create, append }
+
+    public init(path: String, mode: Mode) throws(XFTPFileError) {
+        let flags: Int32
+        switch mode {
+        case .read: flags = O_RDONLY
+        case .create: flags = O_WRONLY | O_CREAT | O_TRUNC
+        case .append: flags = O_WRONLY | O_CREAT | O_APPEND
+        }
+        let fd = open(path, flags | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io("cannot open \(path): errno \(errno)") }
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { close(fd) }
+
+    /// Reads up to `max` bytes; an empty result is the end of the file.
+    public func read(max: Int) throws(XFTPFileError) -> [UInt8] {
+        var buf = [UInt8](repeating: 0, count: max)
+        var got = 0
+        while got < max {
+            let n = buf.withUnsafeMutableBytes { Glibc_read(fd, $0.baseAddress! + got, max - got) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("read \(path): errno \(errno)")
+            }
+            if n == 0 { break }
+            got += n
+        }
+        buf.removeLast(max - got)
+        return buf
+    }
+
+    /// Reads exactly `count` bytes or throws (the file ended early).
+    public func read(exactly count: Int) throws(XFTPFileError) -> [UInt8] {
+        let b = try read(max: count)
+        guard b.count == count else { throw .io("\(path): unexpected end of file") }
+        return b
+    }
+
+    public func write(_ bytes: [UInt8]) throws(XFTPFileError) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc_write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("write \(path): errno \(errno)")
+            }
+            off += n
+        }
+    }
+
+    public func seek(to offset: Int64) throws(XFTPFileError) {
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw .io("seek \(path): errno \(errno)") }
+    }
+
+    public func sync() { fsync(fd) }
+
+    public static func size(of path: String) -> Int64? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Int64(st.st_size)
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    @discardableResult
+    public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+}
+
+#if canImport(Glibc)
+private let Glibc_read = Glibc.read
+private let Glibc_write = Glibc.write
+#elseif canImport(Darwin)
+private let Glibc_read = Darwin.read
+private let Glibc_write = Darwin.write
+#endif
+
+public enum XFTPFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    case io(String)
+    /// The file is larger than the 5 GB hard limit (`FILE SIZE`).
+    case size
+    /// The decrypted header or length is malformed (`FTCEInvalidHeader`).
+    case invalidHeader(String)
+    /// The auth tag does not match (`FTCEInvalidAuthTag`): the file was altered.
+    case invalidAuthTag
+    /// A chunk's digest does not match its description.
+    case digest
+    case crypto(String)
+
+    public var description: String {
+        switch self {
+        case .io(let w): "file IO error: \(w)"
+        case .size: "file too large"
+        case .invalidHeader(let w): "invalid file header: \(w)"
+        case .invalidAuthTag: "invalid file auth tag"
+        case .digest: "chunk digest mismatch"
+        case .crypto(let w): "file crypto error: \(w)"
+        }
+    }
+}

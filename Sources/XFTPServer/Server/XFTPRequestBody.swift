@@ -1,0 +1,19 @@
+/// The body that follows a command block in an XFTP request (the chunk of FPUT). The transport
+/// hands pieces of it as they arrive; an empty piece means the body ended.
+public protocol XFTPRequestBody: Sendable {
+    mutating func next(max: Int) async throws -> [UInt8]
+}
+
+/// A body already in memory (tests, small requests).
+public struct BufferedRequestBody: XFTPRequestBody {
+    private var bytes: [UInt8]
+    private var pos = 0
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public mutating func next(max: Int) async throws -> [UInt8] {
+        let n = min(max, bytes.count - pos)
+        defer { pos += n }
+        return Array(bytes[pos..<(pos + n)])
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import SimplexFoundation
+import XCTest
+@testable import XFTPProtocol
+
+/// File encryption, chunking and decryption over real files.
+final class FileEncryptionTests: XCTestCase {
+    var dir = ""
+
+    override func setUp() {
+        dir = NSTemporaryDirectory() + "xftp-enc-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    func testChunkSizesAsTheReferencePicksThem() {
+        let kb: UInt32 = 1024, mb: UInt32 = 1024 * 1024
+        XCTAssertEqual(XFTPChunkSizes.prepare(100), [64 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(65536), [64 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(65537), [64 * kb, 64 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(200_000), [256 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(300_000), [256 * kb, 64 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(5 * Int64(mb)), [4 * mb, mb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(Int64(mb)), [256 * kb, 256 * kb, 256 * kb, 256 * kb])
+        XCTAssertEqual(XFTPChunkSizes.prepare(0), [])
+        XCTAssertEqual(XFTPChunkSizes.singleChunkSize(70_000), 256 * kb)
+        XCTAssertNil(XFTPChunkSizes.singleChunkSize(5 * Int64(mb)))
+        for size in [1, 1000, 70_000, 800_000, 3_000_000, 9_999_999] as [Int64] {
+            let sizes = XFTPChunkSizes.prepare(size)
+            XCTAssertTrue(sizes.allSatisfy(XFTPChunkSizes.all.contains))
+            XCTAssertGreaterThanOrEqual(sizes.reduce(Int64(0)) { $0 + Int64($1) }, size)
+        }
+    }
+
+    func testStreamMatchesOneShotSecretBox() throws {
+        let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+        let msg = SecureRandom.bytes(1000)
+        let box = try CryptoBox.seal(key: CryptoBoxKey(dhSecret: key), nonce: nonce, plaintext: msg)
+        var s = try SecretBoxStream(secret: key, nonce: nonce)
+        var ct: [UInt8] = []
+        var off = 0
+        for n in [0, 1, 31, 32, 33, 63, 64, 65, 200] where off < msg.count {
+            let e = min(msg.count, off + n)
+            ct += s.encrypt(Array(msg[off..<e]))
+            off = e
+        }
+        ct += s.encrypt(Array(msg[off...]))
+        XCTAssertEqual(s.tag() + ct, box)
+        var d = try SecretBoxStream(secret: key, nonce: nonce)
+        XCTAssertEqual(d.decrypt(Array(ct[..<500])) + d.decrypt(Array(ct[500...])), msg)
+        XCTAssertTrue(d.verify(tag: Array(box[..<16])))
+    }
+
+    func testEncryptDecryptFiles() throws {
+        for size in [0, 1, 65000, 300_000, 1_100_000] {
+            let src = dir + "/src-\(size)"
+            let content = SecureRandom.bytes(size)
+            FileManager.default.createFile(atPath: src, contents: Data(content))
+            let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+            let enc = dir + "/enc-\(size)"
+            let r = try FileEncryption.encrypt(sourcePath: src, fileName: "photo \(size).jpg", key: key, nonce: nonce, encryptedPath: enc)
+            XCTAssertEqual(PosixFile.size(of: enc), r.encryptedSize)
+            XCTAssertEqual(r.chunks.map(\.size), XFTPChunkSizes.prepare(Int64(size) + Int64(try FileHeader(fileName: "photo \(size).jpg").encoded().count) + 24))
+            let encBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: enc)))
+            XCTAssertEqual(CryptoHash.sha512(encBytes), r.digest)
+            // Cut into chunk files as a download would have them.
+            var paths: [String] = []
+            for (i, c) in r.chunks.enumerated() {
+                let piece = Array(encBytes[Int(c.offset)..<Int(c.offset) + Int(c.size)])
+                XCTAssertEqual(CryptoHash.sha256(piece), c.digest)
+                XCTAssertEqual(try FileEncryption.chunkDigest(path: enc, offset: c.offset, size: Int64(c.size)), c.digest)
+                let p = dir + "/chunk-\(size)-\(i)"
+                FileManager.default.createFile(atPath: p, contents: Data(piece))
+                paths.append(p)
+            }
+            let out = dir + "/out-\(size)"
+            let (hdr, path) = try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: r.encryptedSize, key: key, nonce: nonce) { _ in out }
+            XCTAssertEqual(hdr.fileName, "photo \(size).jpg")
+            XCTAssertEqual(path, out)
+            XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))), content)
+            // One altered byte: the tag fails and nothing is left behind.
+            var tampered = [UInt8](try Data(contentsOf: URL(fileURLWithPath: paths.last!)))
+            tampered[tampered.count / 2] ^= 0x40
+            FileManager.default.createFile(atPath: paths.last!, contents: Data(tampered))
+            try? FileManager.default.removeItem(atPath: out)
+            XCTAssertThrowsError(try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: r.encryptedSize, key: key, nonce: nonce) { _ in out })
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
+    }
+
+    func testHostileFileNames() {
+        XCTAssertEqual(FileHeader(fileName: "../../etc/passwd").safeFileName, "passwd")
+        XCTAssertEqual(FileHeader(fileName: "..").safeFileName, "file")
+        XCTAssertEqual(FileHeader(fileName: "a\u{1b}[31mb\u{7}.txt").safeFileName, "a[31mb.txt")
+        XCTAssertEqual(FileHeader(fileName: "C:\\x\\y.doc").safeFileName, "y.doc")
+        XCTAssertEqual(FileHeader(fileName: ".hidden").safeFileName, "hidden")
+        XCTAssertEqual(FileHeader(fileName: String(repeating: "é", count: 300)).safeFileName.utf8.count, 254)
+    }
+}
