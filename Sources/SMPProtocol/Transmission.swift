@@ -122,6 +122,10 @@ public struct RawTransmission: Sendable, Hashable {
     public struct ParseFailure: Error, Sendable, Equatable {
         public let corrId: [UInt8]
         public let error: ErrorType
+        public init(corrId: [UInt8], error: ErrorType) {
+            self.corrId = corrId
+            self.error = error
+        }
     }
 
     /// Server side: parses one transmission of a block. Framing errors are BLOCK without corrId;
