@@ -10,6 +10,8 @@ final class ClientConnection: Sendable {
         let version: UInt16
         let sessionId: [UInt8]
         let serverSessionKey: X25519PublicKey?
+
+        var params: TransmissionParams { TransmissionParams(sessionId: sessionId, version: version) }
     }
 
     /// A queue command ready to authorize and send.
@@ -51,17 +53,19 @@ final class ClientConnection: Sendable {
         var transmissions: [[UInt8]] = []
         var futures: [Result<EventLoopFuture<BrokerMessage>, SMPClientError>] = []
         transmissions.reserveCapacity(commands.count)
+        let params = session.params
         for c in commands {
             do {
                 let corrId = c.corrId ?? SecureRandom.bytes(RawTransmission.corrIdLength)
-                let body = try c.command.smpEncoded()
+                let body = try c.command.smpEncoded(version: session.version)
                 var auth: [UInt8] = []
                 if let key = c.key {
+                    if case .x25519 = key, session.version < SMPVersion.authCommands { throw SMPClientError.transport(.noAuth) }
                     let authorized = try RawTransmission.authorizedBytes(sessionId: session.sessionId, corrId: corrId, entityId: c.entityId, body: body)
                     auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: session.serverSessionKey)
                 }
-                let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).smpEncoded()
-                guard TransportBlock.cost(of: t) <= TransportBlock.capacity else { throw SMPClientError.transport(.largeMessage) }
+                let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).encoded(params)
+                guard TransmissionBatch.cost(of: t) <= TransmissionBatch.capacity else { throw SMPClientError.transport(.largeMessage) }
                 let promise = channel.eventLoop.makePromise(of: BrokerMessage.self)
                 let timeoutTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
                     _ = self?.complete(corrId: corrId, with: .failure(SMPClientError.timeout))
@@ -77,7 +81,7 @@ final class ClientConnection: Sendable {
         }
         if !transmissions.isEmpty {
             do {
-                let blocks = try TransportBlock.batch(transmissions)
+                let blocks = try TransmissionBatch.blocks(transmissions)
                 for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
                 channel.flush()
             } catch {
@@ -105,12 +109,13 @@ final class ClientConnection: Sendable {
 
     /// Called by the inbound handler for every block.
     func received(block: [UInt8]) {
-        guard let transmissions = try? TransportBlock.decode(block) else { return }
+        guard let transmissions = try? TransmissionBatch.split(block: block) else { return }
+        let params = session.params
         for raw in transmissions {
-            guard let t = try? RawTransmission.smpDecode(raw) else { continue }
+            guard let t = try? RawTransmission.parseFromServer(raw, params) else { continue }
             let message: BrokerMessage
             do {
-                message = try BrokerMessage.smpDecode(t.body)
+                message = try BrokerMessage.parse(t.body, version: session.version)
             } catch {
                 if !t.corrId.isEmpty { complete(corrId: t.corrId, with: .failure(SMPClientError.unexpectedResponse("unparseable response"))) }
                 continue

@@ -83,6 +83,12 @@ public final class SMPClient: Sendable {
                             queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil) async throws(SMPClientError) -> CreatedQueue {
         let req = NewQueueRequest(recipientAuthKey: recipientKey.publicKey.x509Encoded, recipientDhKey: dhKey.publicKey.x509Encoded,
                                   basicAuth: basicAuth, subscribe: subscribe, senderCanSecure: senderCanSecure, queueData: queueData)
+        // Short link data and notifier credentials only exist in NEW from v15 and v17; an older
+        // relay would create the queue without them.
+        if queueData != nil {
+            let v = try await connection().session.version
+            guard v >= SMPVersion.shortLinks else { throw .unexpectedResponse("the relay's version \(v) has no short links") }
+        }
         let results = await batch([ClientConnection.Command(entityId: [], command: .new(req), key: recipientKey, corrId: corrId)])
         let r = try results[0].get()
         guard case .ids(let ids) = r else { throw .unexpectedResponse(r.tag) }
@@ -145,7 +151,7 @@ public final class SMPClient: Sendable {
         let results = await batch(queues.map { ClientConnection.Command(entityId: $0.recipientId, command: .sub, key: $0.key) })
         return zip(queues, results).map { q, r in
             switch r {
-            case .success(.ok), .success(.msg): return .success(())
+            case .success(.ok), .success(.sok), .success(.msg): return .success(())
             case .success(let m): return .failure(.unexpectedResponse(m.tag))
             case .failure(let e):
                 // A final answer (AUTH: queue gone) stops re-subscribing; network errors do not.
@@ -214,7 +220,11 @@ public final class SMPClient: Sendable {
     }
 
     public func subscribeNotifications(notifierId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError) {
-        try await expectOK(command(notifierId, .nsub, key: key))
+        let r = try await command(notifierId, .nsub, key: key)
+        switch r {
+        case .ok, .sok: return
+        default: throw .unexpectedResponse(r.tag)
+        }
     }
 
     // MARK: sender commands
@@ -435,7 +445,9 @@ public final class SMPClient: Sendable {
             } catch {
                 eventSink.yield(.undecryptable(recipientId: entityId, msgId: msgId, error))
             }
-        case .end:
+        case .end, .deld:
+            // DELD (v10: the queue was deleted) ends the subscription just as END does; the
+            // agent learns either as the end of the subscription.
             // Another connection owns the queue now; re-subscribing would steal it back.
             forget(recipientId: entityId)
             eventSink.yield(.end(recipientId: entityId))

@@ -28,9 +28,9 @@ public struct QueueLinkData: Sendable, Hashable {
 public enum QueueMode: Sendable, Hashable {
     case messaging, contact
 
-    var tag: UInt8 { self == .messaging ? UInt8(ascii: "M") : UInt8(ascii: "C") }
+    public var tag: UInt8 { self == .messaging ? UInt8(ascii: "M") : UInt8(ascii: "C") }
 
-    static func decode(from d: inout SMPDecoder) throws -> QueueMode {
+    public static func decode(from d: inout SMPDecoder) throws -> QueueMode {
         switch try d.byte() {
         case UInt8(ascii: "M"): return .messaging
         case UInt8(ascii: "C"): return .contact
@@ -69,4 +69,25 @@ public enum QueueRequestData: Sendable, Hashable {
 
     /// The sender ID a NEW with this corrId must carry: `take 24 (sha3_384 corrId)`.
     public static func senderId(corrId: [UInt8]) -> [UInt8] { Array(CryptoHash.sha3_384(corrId).prefix(24)) }
+}
+
+/// `NewNtfCreds` of NEW (v17): the notifier's command key and the recipient's DH key for
+/// notification metadata, so a queue gets its notifier in the same round trip.
+public struct NewNtfCreds: Sendable, Hashable {
+    public var notifierKey: [UInt8]
+    public var recipientNtfDhKey: [UInt8]
+    public init(notifierKey: [UInt8], recipientNtfDhKey: [UInt8]) {
+        self.notifierKey = notifierKey
+        self.recipientNtfDhKey = recipientNtfDhKey
+    }
+}
+
+/// `ServerNtfCreds` of IDS (v17): the notifier ID and the server's DH key for NMSG metadata.
+public struct ServerNtfCreds: Sendable, Hashable {
+    public var notifierId: [UInt8]
+    public var serverNtfDhKey: [UInt8]
+    public init(notifierId: [UInt8], serverNtfDhKey: [UInt8]) {
+        self.notifierId = notifierId
+        self.serverNtfDhKey = serverNtfDhKey
+    }
 }

@@ -1,122 +1,170 @@
 import SimplexFoundation
 
-/// `msgFlags` of SEND: only the notification flag is defined; up to 7 reserved bytes follow it
-/// and are ignored, so newer clients can add flags without breaking older relays.
+/// `msgFlags` of SEND: only the notification flag is defined. The reference reads the flag and
+/// skips whatever follows up to the space, so newer clients can add flags without breaking relays.
 public struct MsgFlags: Sendable, Hashable {
     public var notification: Bool
     public init(notification: Bool) { self.notification = notification }
 
-    /// Reads `msgFlags SP`: the notification flag, at most 7 reserved bytes, then the space.
+    /// Reads `msgFlags SP`: the notification flag, any further flag bytes (ignored), then the space.
     static func decodeWithSpace(from d: inout SMPDecoder) throws -> MsgFlags {
         let notification = try d.bool()
-        var reserved = 0
-        while let b = d.peek(), b != 0x20 {
-            _ = try d.byte()
-            reserved += 1
-            if reserved > 7 { throw DecodingError.invalid("too many message flags") }
-        }
+        _ = d.word()
         try d.expect(" ")
         return MsgFlags(notification: notification)
     }
 }
 
-/// `NEW` parameters: the recipient's command key, its DH key for server-to-recipient encryption,
-/// optional basic auth, whether to subscribe at once, and whether the sender may secure the queue.
+/// `NEW` parameters (simplexmq `NewQueueReq`): the recipient's command key, its DH key for
+/// server-to-recipient encryption, optional basic auth, whether to subscribe at once, the queue
+/// mode with optional short link data (`QueueReqData`) and optional notifier credentials.
 ///
-/// The last field has two wire forms, told apart by their first byte: the v9 form is
-/// `sndSecure` ("T"/"F"); the link form is simplexmq's v15 `Maybe QueueReqData` ("0", or "1" then
-/// "M"/"C" and the optional link data). The link form is used when `queueData` is set (a queue
-/// created with its short link) or `linkForm` is true; the IDS answer then uses the v15 form too.
+/// Each version writes the tail differently: v6-v8 `['A' auth] subMode`; v9 `Maybe auth subMode
+/// sndSecure`; v15 `Maybe auth subMode Maybe QueueReqData`; v17 adds `Maybe NewNtfCreds`.
 public struct NewQueueRequest: Sendable, Hashable {
     public var recipientAuthKey: [UInt8]
     public var recipientDhKey: [UInt8]
     public var basicAuth: [UInt8]?
     public var subscribe: Bool
-    public var senderCanSecure: Bool
-    /// Short link data to store with the new queue; its mode decides `senderCanSecure`.
+    /// Messaging (the sender may secure the queue) or contact queue; nil only when decoded
+    /// from v6-v8, whose NEW has no mode.
+    public var mode: QueueMode?
+    /// Short link data to store with the new queue (v15); its mode is `mode`.
     public var queueData: QueueRequestData?
-    /// Whether the request is (to be) encoded in the link form.
-    public var linkForm: Bool
+    /// Notifier credentials to create with the queue (v17).
+    public var ntfCreds: NewNtfCreds?
 
-    public init(recipientAuthKey: [UInt8], recipientDhKey: [UInt8], basicAuth: [UInt8]? = nil, subscribe: Bool = true, senderCanSecure: Bool = true,
-                queueData: QueueRequestData? = nil, linkForm: Bool = false) {
+    public init(recipientAuthKey: [UInt8], recipientDhKey: [UInt8], basicAuth: [UInt8]? = nil, subscribe: Bool = true,
+                senderCanSecure: Bool = true, queueData: QueueRequestData? = nil, ntfCreds: NewNtfCreds? = nil) {
+        self.init(recipientAuthKey: recipientAuthKey, recipientDhKey: recipientDhKey, basicAuth: basicAuth, subscribe: subscribe,
+                  mode: queueData?.mode ?? (senderCanSecure ? .messaging : .contact), queueData: queueData, ntfCreds: ntfCreds)
+    }
+
+    public init(recipientAuthKey: [UInt8], recipientDhKey: [UInt8], basicAuth: [UInt8]?, subscribe: Bool,
+                mode: QueueMode?, queueData: QueueRequestData?, ntfCreds: NewNtfCreds?) {
         self.recipientAuthKey = recipientAuthKey
         self.recipientDhKey = recipientDhKey
         self.basicAuth = basicAuth
         self.subscribe = subscribe
-        self.senderCanSecure = queueData.map { $0.mode == .messaging } ?? senderCanSecure
+        self.mode = queueData?.mode ?? mode
         self.queueData = queueData
-        self.linkForm = linkForm || queueData != nil
+        self.ntfCreds = ntfCreds
     }
 
-    func encodeQueueData(into e: inout SMPEncoder) throws {
-        guard linkForm else {
+    /// `senderCanSecure (queueReqMode <$> queueReqData)`.
+    public var senderCanSecure: Bool { mode == .messaging }
+
+    func encode(into e: inout SMPEncoder, version v: UInt16) throws {
+        try e.shortString(recipientAuthKey)
+        try e.shortString(recipientDhKey)
+        if v < SMPVersion.senderSecure {
+            if let basicAuth {
+                e.byte(UInt8(ascii: "A"))
+                try e.shortString(basicAuth)
+            }
+            e.byte(subscribe ? UInt8(ascii: "S") : UInt8(ascii: "C"))
+            return
+        }
+        try e.optional(basicAuth) { try $0.shortString($1) }
+        e.byte(subscribe ? UInt8(ascii: "S") : UInt8(ascii: "C"))
+        if v < SMPVersion.shortLinks {
             e.bool(senderCanSecure)
             return
         }
-        e.byte(UInt8(ascii: "1"))
-        switch queueData {
-        case nil:
-            e.byte(senderCanSecure ? UInt8(ascii: "M") : UInt8(ascii: "C"))
+        if let mode {
+            e.byte(UInt8(ascii: "1"))
+            e.byte(mode.tag)
+            switch queueData {
+            case nil:
+                e.byte(UInt8(ascii: "0"))
+            case .messaging(let sid, let data)?:
+                e.byte(UInt8(ascii: "1"))
+                try e.shortString(sid)
+                try data.encode(into: &e)
+            case .contact(let lid, let sid, let data)?:
+                e.byte(UInt8(ascii: "1"))
+                try e.shortString(lid)
+                try e.shortString(sid)
+                try data.encode(into: &e)
+            }
+        } else {
             e.byte(UInt8(ascii: "0"))
-        case .messaging(let sid, let data)?:
-            e.ascii("M1")
-            try e.shortString(sid)
-            try data.encode(into: &e)
-        case .contact(let lid, let sid, let data)?:
-            e.ascii("C1")
-            try e.shortString(lid)
-            try e.shortString(sid)
-            try data.encode(into: &e)
+        }
+        if v >= SMPVersion.newNtfCreds {
+            try e.optional(ntfCreds) {
+                try $0.shortString($1.notifierKey)
+                try $0.shortString($1.recipientNtfDhKey)
+            }
         }
     }
 
-    /// Reads either form of the last field (absent means v8 and earlier: no sender securing).
-    static func decodeQueueData(from d: inout SMPDecoder) throws -> (senderCanSecure: Bool, queueData: QueueRequestData?, linkForm: Bool) {
-        guard let first = d.peek() else { return (false, nil, false) }
-        switch first {
-        case UInt8(ascii: "T"), UInt8(ascii: "F"):
-            return (try d.bool(), nil, false)
-        case UInt8(ascii: "0"):
-            _ = try d.byte()
-            return (false, nil, true)
-        case UInt8(ascii: "1"):
-            _ = try d.byte()
-            let mode = try QueueMode.decode(from: &d)
-            let hasLink: Bool
+    static func decode(from d: inout SMPDecoder, version v: UInt16) throws -> NewQueueRequest {
+        let rk = try d.shortString()
+        let dh = try d.shortString()
+        func subMode() throws -> Bool {
             switch try d.byte() {
-            case UInt8(ascii: "0"): hasLink = false
-            case UInt8(ascii: "1"): hasLink = true
-            case let b: throw DecodingError.invalid("bad maybe tag \(b)")
+            case UInt8(ascii: "S"): return true
+            case UInt8(ascii: "C"): return false
+            default: throw DecodingError.invalid("bad subscription mode")
             }
-            guard hasLink else { return (mode == .messaging, nil, true) }
-            switch mode {
-            case .messaging:
-                let sid = try d.shortString()
-                return (true, .messaging(senderId: sid, data: try QueueLinkData.decode(from: &d)), true)
-            case .contact:
-                let lid = try d.shortString()
-                let sid = try d.shortString()
-                return (false, .contact(linkId: lid, senderId: sid, data: try QueueLinkData.decode(from: &d)), true)
-            }
-        case let b:
-            throw DecodingError.invalid("bad queue request data \(b)")
         }
+        if v < SMPVersion.senderSecure {
+            var auth: [UInt8]?
+            if d.consume("A") { auth = try d.shortString() }
+            let sub = try subMode()
+            return NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, mode: nil, queueData: nil, ntfCreds: nil)
+        }
+        let auth = try d.optional { try $0.shortString() }
+        let sub = try subMode()
+        if v < SMPVersion.shortLinks {
+            let mode: QueueMode = try d.bool() ? .messaging : .contact
+            return NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, mode: mode, queueData: nil, ntfCreds: nil)
+        }
+        var mode: QueueMode?
+        var queueData: QueueRequestData?
+        if try d.optional({ _ in true }) != nil {
+            let m = try QueueMode.decode(from: &d)
+            mode = m
+            queueData = try d.optional { d in
+                switch m {
+                case .messaging:
+                    let sid = try d.shortString()
+                    return .messaging(senderId: sid, data: try QueueLinkData.decode(from: &d))
+                case .contact:
+                    let lid = try d.shortString()
+                    let sid = try d.shortString()
+                    return .contact(linkId: lid, senderId: sid, data: try QueueLinkData.decode(from: &d))
+                }
+            }
+        }
+        var ntf: NewNtfCreds?
+        if v >= SMPVersion.newNtfCreds {
+            ntf = try d.optional { d in
+                let k = try d.shortString()
+                return NewNtfCreds(notifierKey: k, recipientNtfDhKey: try d.shortString())
+            }
+        }
+        return NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, mode: mode, queueData: queueData, ntfCreds: ntf)
     }
 }
 
-/// Who may send a command, which decides which queue ID it must carry and which key authorizes it.
+/// Who may send a command, which decides which queue ID it must carry and which key authorizes it
+/// (simplexmq `Party`).
 public enum SMPParty: Sendable {
     /// `linkClient`: whoever holds a short link (LKEY, LGET), addressed by the link ID.
-    case creator, recipient, sender, notifier, anyone, linkClient
+    case creator, recipient, recipientService, sender, idleClient, notifier, notifierService, linkClient, proxiedClient, proxyService
 }
 
-/// Client commands of the spec (`smpCommand` minus proxy commands, which this relay does not offer).
-/// Keys are x509-encoded (DER SubjectPublicKeyInfo) byte strings.
+/// Client commands of simplexmq's `Command` at versions 6-18. Keys are x509-encoded (DER
+/// SubjectPublicKeyInfo) byte strings.
 public enum SMPCommand: Sendable, Hashable {
     case new(NewQueueRequest)
     case sub
+    /// Subscribe all queues of a client service (v16 service sessions).
+    case subs
     case key(senderKey: [UInt8])
+    /// Replace the recipient keys of a contact queue.
+    case rkey(recipientKeys: [[UInt8]])
     case nkey(notifierKey: [UInt8], recipientNtfDhKey: [UInt8])
     case ndel
     case get
@@ -128,33 +176,46 @@ public enum SMPCommand: Sendable, Hashable {
     case send(flags: MsgFlags, body: [UInt8])
     case ping
     case nsub
+    case nsubs
     /// Sets (or replaces the user part of) the queue's short link data.
     case lset(linkId: [UInt8], data: QueueLinkData)
     /// Deletes the queue's short link data.
     case ldel
-    /// Secures a messaging queue found by link ID with the sender key and returns its link data
-    /// (a 1-time invitation short link: only the first resolver succeeds).
+    /// Secures a messaging queue found by link ID with the sender key and returns its link data.
     case lkey(senderKey: [UInt8])
     /// Returns a contact queue's link data, found by link ID; no authorization.
     case lget
+    /// Private routing: ask a proxy for a session with a relay. `server` is the smp-encoded
+    /// `SMPServer` and basic auth, kept as bytes (this relay does not proxy).
+    case prxy(serverAndAuth: [UInt8])
+    /// Private routing: a transmission for the destination, encrypted to it.
+    case pfwd(version: UInt16, publicKey: [UInt8], encryptedTransmission: [UInt8])
+    /// Private routing: a proxy forwarding an encrypted transmission to this relay.
+    case rfwd(encryptedTransmission: [UInt8])
 
     public var party: SMPParty {
         switch self {
         case .new: .creator
-        case .sub, .key, .nkey, .ndel, .get, .ack, .off, .del, .que, .lset, .ldel: .recipient
+        case .sub, .key, .rkey, .nkey, .ndel, .get, .ack, .off, .del, .que, .lset, .ldel: .recipient
+        case .subs: .recipientService
         case .skey, .send: .sender
         case .nsub: .notifier
-        case .ping: .anyone
+        case .nsubs: .notifierService
+        case .ping: .idleClient
         case .lkey, .lget: .linkClient
+        case .prxy, .pfwd: .proxiedClient
+        case .rfwd: .proxyService
         }
     }
 
-    /// Short name for logs and errors.
+    /// The command tag on the wire, also used in logs and errors.
     public var tag: String {
         switch self {
         case .new: "NEW"
         case .sub: "SUB"
+        case .subs: "SUBS"
         case .key: "KEY"
+        case .rkey: "RKEY"
         case .nkey: "NKEY"
         case .ndel: "NDEL"
         case .get: "GET"
@@ -166,28 +227,61 @@ public enum SMPCommand: Sendable, Hashable {
         case .send: "SEND"
         case .ping: "PING"
         case .nsub: "NSUB"
+        case .nsubs: "NSUBS"
         case .lset: "LSET"
         case .ldel: "LDEL"
         case .lkey: "LKEY"
         case .lget: "LGET"
+        case .prxy: "PRXY"
+        case .pfwd: "PFWD"
+        case .rfwd: "RFWD"
         }
     }
-}
 
-extension SMPCommand: SMPEncodable {
-    public func encode(into e: inout SMPEncoder) throws {
+    /// Commands that carry the service signature in a service session (`useServiceAuth`).
+    public var usesServiceAuth: Bool {
+        switch self {
+        case .new, .sub, .nsub: true
+        default: false
+        }
+    }
+
+    /// `checkCredentials` of the reference: whether the transmission's authorization and entity ID
+    /// are what this command requires; the ERR to answer otherwise.
+    public func credentialsError(hasAuthorization auth: Bool, entityId: [UInt8]) -> ErrorType? {
+        let noEntity = entityId.isEmpty
+        switch self {
+        case .new:
+            if !auth { return .cmd(.noAuth) }
+            if !noEntity { return .cmd(.hasAuth) }
+            return nil
+        case .send:
+            return noEntity ? .cmd(.noEntity) : nil
+        case .lget, .pfwd:
+            if noEntity { return .cmd(.noEntity) }
+            return auth ? .cmd(.hasAuth) : nil
+        case .ping, .prxy, .rfwd:
+            return !auth && noEntity ? nil : .cmd(.hasAuth)
+        default:
+            return !auth || noEntity ? .cmd(.noAuth) : nil
+        }
+    }
+
+    public func encode(into e: inout SMPEncoder, version v: UInt16) throws {
         switch self {
         case .new(let r):
             e.ascii("NEW ")
-            try e.shortString(r.recipientAuthKey)
-            try e.shortString(r.recipientDhKey)
-            try e.optional(r.basicAuth) { try $0.shortString($1) }
-            e.byte(r.subscribe ? UInt8(ascii: "S") : UInt8(ascii: "C"))
-            try r.encodeQueueData(into: &e)
+            try r.encode(into: &e, version: v)
         case .sub: e.ascii("SUB")
+        case .subs: e.ascii("SUBS")
         case .key(let k):
             e.ascii("KEY ")
             try e.shortString(k)
+        case .rkey(let ks):
+            e.ascii("RKEY ")
+            guard !ks.isEmpty, ks.count <= 255 else { throw EncodingError.tooLarge("\(ks.count) recipient keys") }
+            e.byte(UInt8(ks.count))
+            for k in ks { try e.shortString(k) }
         case .nkey(let k, let dh):
             e.ascii("NKEY ")
             try e.shortString(k)
@@ -210,6 +304,7 @@ extension SMPCommand: SMPEncodable {
             e.raw(body)
         case .ping: e.ascii("PING")
         case .nsub: e.ascii("NSUB")
+        case .nsubs: e.ascii("NSUBS")
         case .lset(let lid, let data):
             e.ascii("LSET ")
             try e.shortString(lid)
@@ -219,70 +314,125 @@ extension SMPCommand: SMPEncodable {
             e.ascii("LKEY ")
             try e.shortString(k)
         case .lget: e.ascii("LGET")
+        case .prxy(let s):
+            e.ascii("PRXY ")
+            e.raw(s)
+        case .pfwd(let fv, let key, let t):
+            e.ascii("PFWD ")
+            e.word16(fv)
+            try e.shortString(key)
+            e.raw(t)
+        case .rfwd(let t):
+            e.ascii("RFWD ")
+            e.raw(t)
+        }
+    }
+
+    public func smpEncoded(version v: UInt16) throws -> [UInt8] {
+        var e = SMPEncoder()
+        try encode(into: &e, version: v)
+        return e.bytes
+    }
+
+    /// `parseProtocol v`: the tag is everything before the first space; an unknown tag is
+    /// `CMD UNKNOWN`, parameters that do not parse to the end are `CMD SYNTAX`.
+    public static func parse<C: Collection>(_ bytes: C, version v: UInt16) throws(SMPProtocolError) -> SMPCommand where C.Element == UInt8 {
+        var d = SMPDecoder(bytes)
+        let tag = String(decoding: d.word(), as: UTF8.self)
+        guard let parse = commandParsers[tag] else { throw .command(.unknown) }
+        do {
+            let c = try parse(&d, v)
+            try d.expectEnd()
+            return c
+        } catch let e as DecodingError {
+            throw .command(.syntax, e)
+        } catch {
+            throw .command(.syntax)
         }
     }
 }
 
-extension SMPCommand: SMPDecodable {
-    /// Parses a command; unknown tags are `CommandError.unknown`, bad arguments `.syntax`.
+private typealias CommandParser = @Sendable (inout SMPDecoder, UInt16) throws -> SMPCommand
+
+private let commandParsers: [String: CommandParser] = [
+    "NEW": { d, v in
+        try d.expect(" ")
+        return .new(try NewQueueRequest.decode(from: &d, version: v))
+    },
+    "SUB": { _, _ in .sub },
+    "SUBS": { _, _ in .subs },
+    "KEY": { d, _ in
+        try d.expect(" ")
+        return .key(senderKey: try d.shortString())
+    },
+    "RKEY": { d, _ in
+        try d.expect(" ")
+        let n = Int(try d.byte())
+        guard n > 0 else { throw DecodingError.invalid("empty key list") }
+        var ks: [[UInt8]] = []
+        for _ in 0..<n { ks.append(try d.shortString()) }
+        return .rkey(recipientKeys: ks)
+    },
+    "LSET": { d, _ in
+        try d.expect(" ")
+        let lid = try d.shortString()
+        return .lset(linkId: lid, data: try QueueLinkData.decode(from: &d))
+    },
+    "LDEL": { _, _ in .ldel },
+    "NKEY": { d, _ in
+        try d.expect(" ")
+        let k = try d.shortString()
+        return .nkey(notifierKey: k, recipientNtfDhKey: try d.shortString())
+    },
+    "NDEL": { _, _ in .ndel },
+    "GET": { _, _ in .get },
+    "ACK": { d, _ in
+        try d.expect(" ")
+        return .ack(msgId: try d.shortString())
+    },
+    "OFF": { _, _ in .off },
+    "DEL": { _, _ in .del },
+    "QUE": { _, _ in .que },
+    "SKEY": { d, _ in
+        try d.expect(" ")
+        return .skey(senderKey: try d.shortString())
+    },
+    "SEND": { d, _ in
+        try d.expect(" ")
+        let flags = try MsgFlags.decodeWithSpace(from: &d)
+        return .send(flags: flags, body: d.rest())
+    },
+    "PING": { _, _ in .ping },
+    "LKEY": { d, _ in
+        try d.expect(" ")
+        return .lkey(senderKey: try d.shortString())
+    },
+    "LGET": { _, _ in .lget },
+    "PRXY": { d, _ in
+        try d.expect(" ")
+        return .prxy(serverAndAuth: d.rest())
+    },
+    "PFWD": { d, _ in
+        try d.expect(" ")
+        let fv = try d.word16()
+        let key = try d.shortString()
+        return .pfwd(version: fv, publicKey: key, encryptedTransmission: d.rest())
+    },
+    "RFWD": { d, _ in
+        try d.expect(" ")
+        return .rfwd(encryptedTransmission: d.rest())
+    },
+    "NSUB": { _, _ in .nsub },
+    "NSUBS": { _, _ in .nsubs },
+]
+
+extension SMPCommand: SMPEncodable, SMPDecodable {
+    /// The encoding at the newest version (`SMPVersion.current`).
+    public func encode(into e: inout SMPEncoder) throws { try encode(into: &e, version: SMPVersion.current) }
+
+    /// Parses the rest of the input at the newest version.
     public init(from d: inout SMPDecoder) throws {
-        let tag = String(decoding: d.word(), as: UTF8.self)
-        do {
-            switch tag {
-            case "NEW":
-                try d.expect(" ")
-                let rk = try d.shortString()
-                let dh = try d.shortString()
-                let auth = try d.optional { try $0.shortString() }
-                let sub: Bool
-                switch try d.byte() {
-                case UInt8(ascii: "S"): sub = true
-                case UInt8(ascii: "C"): sub = false
-                default: throw DecodingError.invalid("bad subscribe mode")
-                }
-                let (sndSecure, queueData, linkForm) = try NewQueueRequest.decodeQueueData(from: &d)
-                self = .new(NewQueueRequest(recipientAuthKey: rk, recipientDhKey: dh, basicAuth: auth, subscribe: sub, senderCanSecure: sndSecure,
-                                            queueData: queueData, linkForm: linkForm))
-            case "SUB": self = .sub
-            case "KEY":
-                try d.expect(" ")
-                self = .key(senderKey: try d.shortString())
-            case "NKEY":
-                try d.expect(" ")
-                let k = try d.shortString()
-                self = .nkey(notifierKey: k, recipientNtfDhKey: try d.shortString())
-            case "NDEL": self = .ndel
-            case "GET": self = .get
-            case "ACK":
-                try d.expect(" ")
-                self = .ack(msgId: try d.shortString())
-            case "OFF": self = .off
-            case "DEL": self = .del
-            case "QUE": self = .que
-            case "SKEY":
-                try d.expect(" ")
-                self = .skey(senderKey: try d.shortString())
-            case "SEND":
-                try d.expect(" ")
-                let flags = try MsgFlags.decodeWithSpace(from: &d)
-                self = .send(flags: flags, body: d.rest())
-            case "PING": self = .ping
-            case "NSUB": self = .nsub
-            case "LSET":
-                try d.expect(" ")
-                let lid = try d.shortString()
-                let data = try QueueLinkData.decode(from: &d)
-                self = .lset(linkId: lid, data: data)
-            case "LDEL": self = .ldel
-            case "LKEY":
-                try d.expect(" ")
-                self = .lkey(senderKey: try d.shortString())
-            case "LGET": self = .lget
-            default: throw SMPProtocolError.command(.unknown)
-            }
-        } catch let e as DecodingError {
-            throw SMPProtocolError.command(.syntax, e)
-        }
+        self = try SMPCommand.parse(d.rest(), version: SMPVersion.current)
     }
 }
 

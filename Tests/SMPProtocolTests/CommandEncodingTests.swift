@@ -25,21 +25,24 @@ final class CommandEncodingTests: XCTestCase {
         XCTAssertEqual(try SMPCommand.ping.smpEncoded(), Array("PING".utf8))
         XCTAssertEqual(try SMPCommand.send(flags: MsgFlags(notification: true), body: Array("x".utf8)).smpEncoded(), Array("SEND T x".utf8))
         XCTAssertEqual(try SMPCommand.ack(msgId: [1, 2]).smpEncoded(), Array("ACK ".utf8) + [2, 1, 2])
-        let new = try SMPCommand.new(NewQueueRequest(recipientAuthKey: [9], recipientDhKey: [8], basicAuth: nil, subscribe: true, senderCanSecure: true)).smpEncoded()
-        XCTAssertEqual(new, Array("NEW ".utf8) + [1, 9, 1, 8] + Array("0ST".utf8))
+        let new = SMPCommand.new(NewQueueRequest(recipientAuthKey: [9], recipientDhKey: [8], basicAuth: nil, subscribe: true, senderCanSecure: true))
+        XCTAssertEqual(try new.smpEncoded(version: 9), Array("NEW ".utf8) + [1, 9, 1, 8] + Array("0ST".utf8))
+        // Without a version: the newest form (v18).
+        XCTAssertEqual(try new.smpEncoded(), Array("NEW ".utf8) + [1, 9, 1, 8] + Array("0S1M00".utf8))
         XCTAssertEqual(try BrokerMessage.err(.cmd(.syntax)).smpEncoded(), Array("ERR CMD SYNTAX".utf8))
         XCTAssertEqual(try BrokerMessage.err(.proxy(.broker(.transport(.handshake(.identity))))).smpEncoded(),
                        Array("ERR PROXY BROKER TRANSPORT HANDSHAKE IDENTITY".utf8))
     }
 
-    func testReservedSendFlagsAreIgnoredButBounded() throws {
+    func testReservedSendFlagsAreIgnored() throws {
         XCTAssertEqual(try SMPCommand.smpDecode(Array("SEND Tabc body".utf8)), .send(flags: MsgFlags(notification: true), body: Array("body".utf8)))
-        XCTAssertThrowsError(try SMPCommand.smpDecode(Array("SEND Tabcdefgh body".utf8)))
+        // The reference skips everything up to the space, however long.
+        XCTAssertEqual(try SMPCommand.smpDecode(Array("SEND Tabcdefgh body".utf8)), .send(flags: MsgFlags(notification: true), body: Array("body".utf8)))
     }
 
     func testResponsesRoundTrip() throws {
         let responses: [BrokerMessage] = [
-            .ids(QueueIDs(recipientId: Array(repeating: 1, count: 24), senderId: Array(repeating: 2, count: 24), serverDhKey: key, senderCanSecure: true)),
+            .ids(QueueIDs(recipientId: Array(repeating: 1, count: 24), senderId: Array(repeating: 2, count: 24), serverDhKey: key, queueMode: .messaging)),
             .msg(msgId: Array(repeating: 3, count: 24), encryptedBody: Array(repeating: 4, count: 100)),
             .nid(notifierId: [5], serverNtfDhKey: key),
             .nmsg(nonce: Array(repeating: 6, count: 24), encryptedMeta: [7, 8]),
@@ -51,7 +54,8 @@ final class CommandEncodingTests: XCTestCase {
     }
 
     var allErrors: [ErrorType] {
-        [.block, .session, .auth, .quota, .largeMessage, .noMessage, .internalError]
+        [.block, .session, .auth, .quota, .largeMessage, .noMessage, .internalError, .service, .crypto, .expired, .duplicate,
+         .store("disk full"), .blocked(BlockingInfo(reason: .content, notice: .init(ttl: 10)))]
             + CommandError.allCases.map { .cmd($0) }
             + [.proxy(.basicAuth), .proxy(.noSession), .proxy(.proto(.auth)),
                .proxy(.broker(.response("bad"))), .proxy(.broker(.unexpected("x"))), .proxy(.broker(.network)),
@@ -103,8 +107,10 @@ final class CommandEncodingTests: XCTestCase {
     func testVersionRanges() {
         let ours = SMPVersion.supported
         XCTAssertEqual(ours.compatible(with: SMPVersionRange(min: 6, max: 8)!), 8)
-        XCTAssertEqual(ours.compatible(with: SMPVersionRange(min: 9, max: 18)!), 9)
-        XCTAssertNil(ours.compatible(with: SMPVersionRange(min: 10, max: 18)!))
+        XCTAssertEqual(ours.compatible(with: SMPVersionRange(min: 9, max: 18)!), 18)
+        XCTAssertEqual(ours.compatible(with: SMPVersionRange(min: 10, max: 20)!), 18)
+        XCTAssertNil(ours.compatible(with: SMPVersionRange(min: 19, max: 20)!))
+        XCTAssertNil(ours.compatible(with: SMPVersionRange(min: 1, max: 5)!))
         XCTAssertNil(SMPVersionRange(min: 3, max: 2))
     }
 }

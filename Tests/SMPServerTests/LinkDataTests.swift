@@ -140,7 +140,7 @@ final class LinkDataTests: XCTestCase {
         await relay.server.shutdown()
 
         let header = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/" + SMPRelayServer.storeLogFile)).prefix(8)
-        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 2])
+        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 3])
         relay = try await TestRelay.start(credentials: creds, dataDirectory: dir)
         alice = relay.client()
         let got = try await alice.getLink(linkId: lids[0])
@@ -155,26 +155,44 @@ final class LinkDataTests: XCTestCase {
     func testFormat1StoreLogIsMigrated() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var relay = try await TestRelay.start(dataDirectory: dir)
-        let creds = relay.credentials
-        var alice = relay.client()
-        let q = try await TestQueue.create(alice, subscribe: false)
-        await alice.close()
-        await relay.server.shutdown()
-        // Rewrite the header as format 1: the records of a queue without link data are format-1 records.
+        // A format-2 log written by hand: one "N" record (queue with the sender-can-secure flag)
+        // and one "L" record (24-byte link ID), framed as `length crc32 payload`.
+        let rid = SecureRandom.bytes(24), sid = SecureRandom.bytes(24), lid = SecureRandom.bytes(24)
+        let key = try PrivateAuthKey.generate()
+        func frame(_ payload: [UInt8]) -> [UInt8] {
+            var e = SMPEncoder()
+            e.word32(UInt32(payload.count))
+            e.word32(CRC32.checksum(payload))
+            e.raw(payload)
+            return e.bytes
+        }
+        var n = SMPEncoder()
+        n.byte(UInt8(ascii: "N"))
+        n.raw(rid)
+        n.raw(sid)
+        try n.shortString(key.publicKey.x509Encoded)
+        n.raw(SecureRandom.bytes(32))
+        n.bool(false)
+        var l = SMPEncoder()
+        l.byte(UInt8(ascii: "L"))
+        l.raw(rid)
+        l.raw(lid)
+        try QueueLinkData(fixedData: [1], userData: [2]).encode(into: &l)
         let path = dir + "/" + SMPRelayServer.storeLogFile
-        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: path))
-        bytes[7] = 1
-        try bytes.write(to: URL(fileURLWithPath: path))
+        let file: [UInt8] = Array("SMPLOG".utf8) + [0, 2] + frame(n.bytes) + frame(l.bytes)
+        try Data(file).write(to: URL(fileURLWithPath: path))
 
-        relay = try await TestRelay.start(credentials: creds, dataDirectory: dir)
+        let relay = try await TestRelay.start(dataDirectory: dir)
         XCTAssertEqual(relay.server.queueCount, 1)
-        alice = relay.client()
-        try await alice.send(senderId: q.queue.senderId, key: nil, body: [1])
+        let alice = relay.client()
+        // A format-2 queue without the flag has no mode: a contact queue until secured, so LGET works.
+        let got = try await alice.getLink(linkId: lid)
+        XCTAssertEqual(got.senderId, sid)
+        try await alice.send(senderId: sid, key: nil, body: [1])
         await alice.close()
         await relay.server.shutdown()
         let header = try XCTUnwrap(FileManager.default.contents(atPath: path)).prefix(8)
-        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 2])
+        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 3])
     }
 
     /// Malformed link commands get ERR and the connection keeps working.
@@ -186,56 +204,64 @@ final class LinkDataTests: XCTestCase {
                                                               recipientDhKey: X25519PrivateKey().publicKey.x509Encoded, subscribe: false)), key: key)
         guard case .ids(let q) = ids else { return XCTFail("\(ids)") }
         let corr = SecureRandom.bytes(24)
+        // A well-sized signature that verifies nothing (other sizes are ERR BLOCK, tested elsewhere).
+        let sig = SecureRandom.bytes(64)
+        let goodKey = try PrivateAuthKey.generate().publicKey.x509Encoded
         func raw(_ body: [UInt8], entity: [UInt8] = [], auth: [UInt8] = []) throws -> [UInt8] {
-            try RawTransmission(authorization: auth, corrId: corr, entityId: entity, body: body).smpEncoded()
+            try RawTransmission(authorization: auth, corrId: corr, entityId: entity, body: body).encoded(conn.params)
         }
         let cases: [(String, [UInt8], ErrorType)] = [
-            ("LSET without arguments", try raw(Array("LSET".utf8), entity: q.recipientId, auth: [1]), .cmd(.syntax)),
+            ("LSET without arguments", try raw(Array("LSET".utf8), entity: q.recipientId, auth: sig), .cmd(.syntax)),
             ("LSET with a truncated large string", try raw(Array("LSET ".utf8) + [24] + [UInt8](repeating: 1, count: 24) + [0xFF, 0xFF, 1, 2],
-                                                          entity: q.recipientId, auth: [1]), .cmd(.syntax)),
-            ("LKEY without a key", try raw(Array("LKEY".utf8), entity: [1], auth: [1]), .cmd(.syntax)),
-            ("LKEY with a key that is not a key", try raw(Array("LKEY ".utf8) + [3, 1, 2, 3], entity: [1], auth: [1]), .auth),
-            ("LKEY without authorization", try raw(Array("LKEY ".utf8) + [3, 1, 2, 3], entity: [1]), .cmd(.noAuth)),
-            ("LKEY without link ID", try raw(Array("LKEY ".utf8) + [3, 1, 2, 3], auth: [1]), .cmd(.noEntity)),
+                                                          entity: q.recipientId, auth: sig), .cmd(.syntax)),
+            ("LKEY without a key", try raw(Array("LKEY".utf8), entity: [1], auth: sig), .cmd(.syntax)),
+            // The reference parses the key with the command: a key that is not a key is SYNTAX.
+            ("LKEY with a key that is not a key", try raw(Array("LKEY ".utf8) + [3, 1, 2, 3], entity: [1], auth: sig), .cmd(.syntax)),
+            ("LKEY without authorization", try raw(Array("LKEY ".utf8) + [UInt8(goodKey.count)] + goodKey, entity: [1]), .cmd(.noAuth)),
+            ("LKEY without link ID", try raw(Array("LKEY ".utf8) + [UInt8(goodKey.count)] + goodKey, auth: sig), .cmd(.noAuth)),
+            ("LKEY of an unknown link", try raw(Array("LKEY ".utf8) + [UInt8(goodKey.count)] + goodKey, entity: [1], auth: sig), .auth),
             ("LGET without link ID", try raw(Array("LGET".utf8)), .cmd(.noEntity)),
-            ("LGET with authorization", try raw(Array("LGET".utf8), entity: [1], auth: [1]), .cmd(.hasAuth)),
-            ("LGET of a short link ID", try raw(Array("LGET".utf8), entity: [1, 2, 3]), .auth),
+            ("LGET with authorization", try raw(Array("LGET".utf8), entity: [1], auth: sig), .cmd(.hasAuth)),
+            ("LGET of an unknown link ID", try raw(Array("LGET".utf8), entity: [1, 2, 3]), .auth),
             ("LDEL without authorization", try raw(Array("LDEL".utf8), entity: q.recipientId), .cmd(.noAuth)),
-            ("LDEL with a bad signature", try raw(Array("LDEL".utf8), entity: q.recipientId, auth: [1, 2]), .auth),
-            ("NEW with a bad queue request tag", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1X".utf8), auth: [1]), .cmd(.syntax)),
-            ("NEW with truncated link data", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1M1".utf8) + [24, 1, 2], auth: [1]), .cmd(.syntax)),
-            ("NEW with a bad maybe tag", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1C7".utf8), auth: [1]), .cmd(.syntax)),
+            ("LDEL with a bad signature", try raw(Array("LDEL".utf8), entity: q.recipientId, auth: sig), .auth),
+            ("LDEL with an authorization of a bad size", try raw(Array("LDEL".utf8), entity: q.recipientId, auth: [1, 2]), .block),
+            ("NEW with a bad queue request tag", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1X".utf8), auth: sig), .cmd(.syntax)),
+            ("NEW with truncated link data", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1M1".utf8) + [24, 1, 2], auth: sig), .cmd(.syntax)),
+            ("NEW with a bad maybe tag", try raw(Array("NEW ".utf8) + [0, 0] + Array("0S1C7".utf8), auth: sig), .cmd(.syntax)),
         ]
         for (name, t, expected) in cases {
-            try await conn.writeBlock(try TransportBlock.encode([t]))
+            try await conn.writeBlock(try TransmissionBatch.blocks([t])[0])
             let r = try await conn.nextTransmissions()
-            XCTAssertEqual(try BrokerMessage.smpDecode(r[0].body), .err(expected), name)
+            XCTAssertEqual(try BrokerMessage.parse(r[0].body, version: conn.session.version), .err(expected), name)
         }
-        // Signed but malformed: a link ID that is not 24 bytes is CMD SYNTAX.
-        let bad = try await conn.command(.lset(linkId: [1, 2, 3], data: linkData(1)), entityId: q.recipientId, key: key)
-        XCTAssertEqual(bad, .err(.cmd(.syntax)))
+        // Link IDs of any length are accepted (the reference sets no size).
+        let short = try await conn.command(.lset(linkId: [1, 2, 3], data: linkData(1)), entityId: q.recipientId, key: key)
+        XCTAssertEqual(short, .ok)
         let pong = try await conn.command(.ping)
         XCTAssertEqual(pong, .pong)
-        // A good LSET on the same connection still works.
-        let ok = try await conn.command(.lset(linkId: SecureRandom.bytes(24), data: linkData(1)), entityId: q.recipientId, key: key)
+        // The link ID cannot change; the user data can.
+        let other = try await conn.command(.lset(linkId: SecureRandom.bytes(24), data: linkData(1)), entityId: q.recipientId, key: key)
+        XCTAssertEqual(other, .err(.auth))
+        let ok = try await conn.command(.lset(linkId: [1, 2, 3], data: linkData(1, user: 5)), entityId: q.recipientId, key: key)
         XCTAssertEqual(ok, .ok)
         await conn.close()
         await relay.server.shutdown()
     }
 
-    /// Both forms of NEW's last field and of IDS round-trip.
+    /// NEW's last field and IDS in the v9 and v15+ forms.
     func testNewAndIdsEncodings() throws {
         let k = Array("key".utf8)
         let v9 = NewQueueRequest(recipientAuthKey: k, recipientDhKey: k, senderCanSecure: true)
-        XCTAssertEqual(try SMPCommand.smpDecode(try SMPCommand.new(v9).smpEncoded()), .new(v9))
-        XCTAssertEqual(Array(try SMPCommand.new(v9).smpEncoded().suffix(3)), Array("0ST".utf8))
+        XCTAssertEqual(try SMPCommand.parse(try SMPCommand.new(v9).smpEncoded(version: 9), version: 9), .new(v9))
+        XCTAssertEqual(Array(try SMPCommand.new(v9).smpEncoded(version: 9).suffix(3)), Array("0ST".utf8))
         let withLink = NewQueueRequest(recipientAuthKey: k, recipientDhKey: k, queueData: .contact(linkId: [1], senderId: [2], data: linkData(5)))
-        let enc = try SMPCommand.new(withLink).smpEncoded()
-        XCTAssertEqual(try SMPCommand.smpDecode(enc), .new(withLink))
+        let enc = try SMPCommand.new(withLink).smpEncoded(version: 15)
+        XCTAssertEqual(try SMPCommand.parse(enc, version: 15), .new(withLink))
         XCTAssertFalse(withLink.senderCanSecure)
-        let ids = QueueIDs(recipientId: [1], senderId: [2], serverDhKey: [3], senderCanSecure: true, linkId: [4])
-        XCTAssertEqual(try BrokerMessage.smpDecode(try BrokerMessage.ids(ids).smpEncoded()), .ids(ids))
-        XCTAssertEqual(Array(try BrokerMessage.ids(ids).smpEncoded().suffix(5)), Array("1M1".utf8) + [1, 4])
+        let ids = QueueIDs(recipientId: [1], senderId: [2], serverDhKey: [3], queueMode: .messaging, linkId: [4])
+        XCTAssertEqual(try BrokerMessage.parse(try BrokerMessage.ids(ids).smpEncoded(version: 15), version: 15), .ids(ids))
+        XCTAssertEqual(Array(try BrokerMessage.ids(ids).smpEncoded(version: 15).suffix(5)), Array("1M1".utf8) + [1, 4])
         let lnk = BrokerMessage.lnk(senderId: [7], data: linkData(6))
         XCTAssertEqual(try BrokerMessage.smpDecode(try lnk.smpEncoded()), lnk)
     }

@@ -17,7 +17,7 @@ final class MalformedInputTests: XCTestCase {
             try await conn.writeBlock(garbage)
             let r = try await conn.nextTransmissions()
             XCTAssertEqual(r.count, 1)
-            XCTAssertEqual(try BrokerMessage.smpDecode(r[0].body), .err(.block))
+            XCTAssertEqual(try BrokerMessage.parse(r[0].body, version: conn.session.version), .err(.block))
             XCTAssertEqual(r[0].corrId, [])
         }
         let pong = try await conn.command(.ping)
@@ -30,30 +30,58 @@ final class MalformedInputTests: XCTestCase {
         let relay = try await TestRelay.start()
         let conn = try await RawConnection(relay: relay)
         let corr = SecureRandom.bytes(24)
-        func transmission(_ body: String, corrId: [UInt8]? = nil, entity: [UInt8] = [], auth: [UInt8] = []) throws -> [UInt8] {
-            try RawTransmission(authorization: auth, corrId: corrId ?? corr, entityId: entity, body: Array(body.utf8)).smpEncoded()
+        // A well-sized (Ed25519) signature that verifies nothing, and sizes no key makes.
+        let sig = SecureRandom.bytes(64)
+        func transmission(_ body: [UInt8], corrId: [UInt8]? = nil, entity: [UInt8] = [], auth: [UInt8] = []) throws -> [UInt8] {
+            try RawTransmission(authorization: auth, corrId: corrId ?? corr, entityId: entity, body: body).encoded(conn.params)
         }
-        let cases: [(String, [UInt8], ErrorType)] = [
-            ("unknown command", try transmission("HELLO"), .cmd(.unknown)),
-            ("lowercase command", try transmission("ping"), .cmd(.unknown)),
-            ("NEW without arguments", try transmission("NEW", auth: [1]), .cmd(.syntax)),
-            ("NEW with garbage keys", try transmission("NEW \u{3}abc\u{3}abcS", auth: [1]), .cmd(.syntax)),
-            ("NEW with a queue ID", try transmission("NEW \u{0}\u{0}0SF", entity: [1], auth: [1]), .cmd(.hasAuth)),
-            ("NEW without authorization", try transmission("NEW \u{0}\u{0}0SF"), .cmd(.noAuth)),
-            ("SUB without queue ID", try transmission("SUB", auth: [1]), .cmd(.noEntity)),
-            ("SUB without authorization", try transmission("SUB", entity: Array(repeating: 1, count: 24)), .cmd(.noAuth)),
-            ("SEND glued to its flag", try transmission("SENDT", entity: [1]), .cmd(.unknown)),
-            ("SEND with bad flag", try transmission("SEND X body", entity: [1]), .cmd(.syntax)),
-            ("ACK without msgId", try transmission("ACK", entity: [1], auth: [1]), .cmd(.syntax)),
-            ("SEND to unknown queue", try transmission("SEND T hi", entity: [9, 9]), .auth),
-            ("SUB with a bad signature", try transmission("SUB", entity: Array(repeating: 2, count: 24), auth: [1, 2, 3]), .auth),
-            ("short corrId: bad framing", try transmission("PING", corrId: [1, 2, 3]), .block),
-            ("empty corrId", try transmission("PING", corrId: []), .cmd(.syntax)),
+        func transmission(_ body: String, corrId: [UInt8]? = nil, entity: [UInt8] = [], auth: [UInt8] = []) throws -> [UInt8] {
+            try transmission(Array(body.utf8), corrId: corrId, entity: entity, auth: auth)
+        }
+        let key = try PrivateAuthKey.generate()
+        let newBody = try SMPCommand.new(NewQueueRequest(recipientAuthKey: key.publicKey.x509Encoded, recipientDhKey: X25519PrivateKey().publicKey.x509Encoded))
+            .smpEncoded(version: conn.session.version)
+        let queueId = Array(repeating: UInt8(2), count: 24)
+        let pfwd = try SMPCommand.pfwd(version: 18, publicKey: X25519PrivateKey().publicKey.x509Encoded, encryptedTransmission: [1, 2, 3])
+            .smpEncoded(version: conn.session.version)
+        // (name, transmission, expected error, whether the ERR carries the corrId)
+        let cases: [(String, [UInt8], ErrorType, Bool)] = [
+            ("unknown command", try transmission("HELLO"), .cmd(.unknown), true),
+            ("lowercase command", try transmission("ping"), .cmd(.unknown), true),
+            ("NEW without arguments", try transmission("NEW", auth: sig), .cmd(.syntax), true),
+            ("NEW with garbage keys", try transmission("NEW \u{3}abc\u{3}abc0S0", auth: sig), .cmd(.syntax), true),
+            ("NEW with a queue ID", try transmission(newBody, entity: [1], auth: sig), .cmd(.hasAuth), true),
+            ("NEW without authorization", try transmission(newBody), .cmd(.noAuth), true),
+            ("SUB without queue ID", try transmission("SUB", auth: sig), .cmd(.noAuth), true),
+            ("SUB without authorization", try transmission("SUB", entity: queueId), .cmd(.noAuth), true),
+            ("PING with credentials", try transmission("PING", auth: sig), .cmd(.hasAuth), true),
+            ("PING with a queue ID", try transmission("PING", entity: queueId), .cmd(.hasAuth), true),
+            ("LGET without link ID", try transmission("LGET"), .cmd(.noEntity), true),
+            ("SEND without queue ID", try transmission("SEND T hi"), .cmd(.noEntity), true),
+            ("SEND glued to its flag", try transmission("SENDT", entity: [1]), .cmd(.unknown), true),
+            ("SEND with bad flag", try transmission("SEND X body", entity: [1]), .cmd(.syntax), true),
+            ("ACK without msgId", try transmission("ACK", entity: [1], auth: sig), .cmd(.syntax), true),
+            ("SEND to unknown queue", try transmission("SEND T hi", entity: [9, 9]), .auth, true),
+            ("SUB with a bad signature", try transmission("SUB", entity: queueId, auth: sig), .auth, true),
+            ("authorization of a size no key makes", try transmission("SUB", entity: queueId, auth: [1, 2, 3]), .block, true),
+            ("81-byte authorization", try transmission("SUB", entity: queueId, auth: SecureRandom.bytes(81)), .block, true),
+            ("service commands without a service", try transmission("SUBS", entity: queueId, auth: sig), .service, true),
+            ("PRXY on a relay that does not proxy", try transmission("PRXY xyz"), .proxy(.basicAuth), true),
+            ("PFWD without a proxy session", try transmission(pfwd, entity: [5]), .proxy(.noSession), true),
+            ("PFWD with a bad key", try transmission(Array("PFWD ".utf8) + [0, 18, 0], entity: [5]), .cmd(.syntax), true),
         ]
-        for (name, t, expected) in cases {
-            try await conn.writeBlock(try TransportBlock.encode([t]))
+        for (name, t, expected, hasCorrId) in cases {
+            try await conn.writeBlock(try TransmissionBatch.blocks([t])[0])
             let r = try await conn.nextTransmissions()
-            XCTAssertEqual(try BrokerMessage.smpDecode(r[0].body), .err(expected), name)
+            XCTAssertEqual(try BrokerMessage.parse(r[0].body, version: conn.session.version), .err(expected), name)
+            XCTAssertEqual(r[0].corrId, hasCorrId ? corr : [], name)
+        }
+        // The reference takes any corrId: a short or empty one is answered with the same corrId.
+        for c in [[1, 2, 3], []] as [[UInt8]] {
+            try await conn.writeBlock(try TransmissionBatch.blocks([try transmission("PING", corrId: c)])[0])
+            let r = try await conn.nextTransmissions()
+            XCTAssertEqual(r[0].corrId, c)
+            XCTAssertEqual(try BrokerMessage.parse(r[0].body, version: conn.session.version), .pong)
         }
         // Framing that lies about lengths: count says 3, one transmission present.
         var lying = [UInt8(3), 0, 4] + Array("PING".utf8)
@@ -66,10 +94,10 @@ final class MalformedInputTests: XCTestCase {
         let resp2 = try await conn.nextResponse()
         XCTAssertEqual(resp2, .err(.block))
         // Several transmissions in one block, good and bad, each answered in order.
-        let good = try RawTransmission(corrId: corr, entityId: [], body: Array("PING".utf8)).smpEncoded()
-        try await conn.writeBlock(try TransportBlock.encode([good, try transmission("NOPE"), good]))
+        let good = try transmission("PING")
+        try await conn.writeBlock(try TransmissionBatch.blocks([good, try transmission("NOPE"), good])[0])
         let batch = try await conn.nextTransmissions()
-        XCTAssertEqual(try batch.map { try BrokerMessage.smpDecode($0.body) }, [.pong, .err(.cmd(.unknown)), .pong])
+        XCTAssertEqual(try batch.map { try BrokerMessage.parse($0.body, version: conn.session.version) }, [.pong, .err(.cmd(.unknown)), .pong])
         let pong = try await conn.command(.ping)
         XCTAssertEqual(pong, .pong)
         await conn.close()
@@ -83,9 +111,12 @@ final class MalformedInputTests: XCTestCase {
         let ids = try await conn.command(.new(NewQueueRequest(recipientAuthKey: key.publicKey.x509Encoded,
                                                               recipientDhKey: X25519PrivateKey().publicKey.x509Encoded, subscribe: false)), key: key)
         guard case .ids(let q) = ids else { return XCTFail("\(ids)") }
-        let big = [UInt8](repeating: 7, count: SMPVersion.maxMessageLength + 100)
-        let tooBig = try await conn.command(.send(flags: MsgFlags(notification: false), body: big), entityId: q.senderId)
+        // The largest body of the negotiated version is accepted; one byte more is LARGE_MSG.
+        let limit = SMPVersion.maxMessageLength(conn.session.version)
+        let tooBig = try await conn.command(.send(flags: MsgFlags(notification: false), body: [UInt8](repeating: 7, count: limit + 1)), entityId: q.senderId)
         XCTAssertEqual(tooBig, .err(.largeMessage))
+        let largest = try await conn.command(.send(flags: MsgFlags(notification: false), body: [UInt8](repeating: 7, count: limit)), entityId: q.senderId)
+        XCTAssertEqual(largest, .ok)
         let small = try await conn.command(.send(flags: MsgFlags(notification: false), body: [1]), entityId: q.senderId)
         XCTAssertEqual(small, .ok)
         await conn.close()

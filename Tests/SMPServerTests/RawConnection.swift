@@ -23,11 +23,11 @@ final class RawConnection: Sendable {
         }
     }
 
-    init(relay: TestRelay) async throws {
+    init(relay: TestRelay, versions: SMPVersionRange = SMPVersion.supported) async throws {
         let inbox = NIOLockedValueBox<[[UInt8]]>([])
         self.inbox = inbox
         (channel, session) = try await SMPTransportClient.connect(
-            host: "127.0.0.1", port: relay.server.port, keyHash: relay.credentials.keyHash, group: TestGroup.shared
+            host: "127.0.0.1", port: relay.server.port, keyHash: relay.credentials.keyHash, versions: versions, group: TestGroup.shared
         ) { _ in Collector(inbox) }
     }
 
@@ -41,7 +41,7 @@ final class RawConnection: Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
             let block = inbox.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
-            if let block { return try TransportBlock.decode(block).map { try RawTransmission.smpDecode($0) } }
+            if let block { return try TransmissionBatch.split(block: block).map { try RawTransmission.parseFromServer($0, params) } }
             try await Task.sleep(nanoseconds: 2_000_000)
         }
         throw SMPError.noBlock
@@ -49,24 +49,27 @@ final class RawConnection: Sendable {
 
     /// The first response in the next block, decoded.
     func nextResponse() async throws -> BrokerMessage {
-        try BrokerMessage.smpDecode(try await nextTransmissions()[0].body)
+        try BrokerMessage.parse(try await nextTransmissions()[0].body, version: session.version)
     }
+
+    /// The transmission framing of the negotiated version.
+    var params: TransmissionParams { TransmissionParams(sessionId: session.sessionId, version: session.version) }
 
     /// Sends one well-formed command and returns the response.
     func command(_ cmd: SMPCommand, entityId: [UInt8] = [], key: PrivateAuthKey? = nil) async throws -> BrokerMessage {
         let corrId = SecureRandom.bytes(24)
-        let body = try cmd.smpEncoded()
+        let body = try cmd.smpEncoded(version: session.version)
         var auth: [UInt8] = []
         if let key {
             let authorized = try RawTransmission.authorizedBytes(sessionId: session.sessionId, corrId: corrId, entityId: entityId, body: body)
             let serverKey = try X25519PublicKey(rawRepresentation: Array(session.serverSessionKey.rawRepresentation))
             auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: serverKey)
         }
-        let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: entityId, body: body).smpEncoded()
-        try await writeBlock(try TransportBlock.encode([t]))
+        let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: entityId, body: body).encoded(params)
+        try await writeBlock(try TransmissionBatch.blocks([t])[0])
         let r = try await nextTransmissions()
         XCTAssertEqual(r.first?.corrId, corrId)
-        return try BrokerMessage.smpDecode(r[0].body)
+        return try BrokerMessage.parse(r[0].body, version: session.version)
     }
 
     func close() async { try? await channel.close() }

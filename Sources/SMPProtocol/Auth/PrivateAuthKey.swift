@@ -56,7 +56,7 @@ public enum TransmissionAuth {
         case .ed448(let k): return try k.sign(authorized)
         case .x25519(let k):
             guard let serverSessionKey else { throw TransportError.noAuth }
-            return try SMPAuthenticator.authenticate(authorized: authorized, nonce: corrId, serverPublicKey: serverSessionKey, queuePrivateKey: k)
+            return try SMPAuthenticator.authenticate(authorized: authorized, nonce: cbNonce(corrId), serverPublicKey: serverSessionKey, queuePrivateKey: k)
         }
     }
 
@@ -68,9 +68,17 @@ public enum TransmissionAuth {
             return key.isValidSignature(authorization, for: authorized)
         case .x25519(let pub):
             guard let serverSessionKey else { return false }
-            return SMPAuthenticator.verify(authorization, authorized: authorized, nonce: corrId, queuePublicKey: pub, serverPrivateKey: serverSessionKey)
+            return SMPAuthenticator.verify(authorization, authorized: authorized, nonce: cbNonce(corrId), queuePublicKey: pub, serverPrivateKey: serverSessionKey)
         case .x448:
             return false
         }
+    }
+}
+
+extension TransmissionAuth {
+    /// `cbNonce`: the corrId as a 24-byte crypto_box nonce, cut or zero-padded to 24 bytes.
+    public static func cbNonce(_ corrId: [UInt8]) -> [UInt8] {
+        if corrId.count >= 24 { return Array(corrId.prefix(24)) }
+        return corrId + [UInt8](repeating: 0, count: 24 - corrId.count)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SMPProtocol
 
 /// Relay settings, read from `smp-server.ini` in the data folder and overridable by flags.
 public struct SMPServerConfig: Sendable, Equatable {
@@ -22,6 +23,9 @@ public struct SMPServerConfig: Sendable, Equatable {
     public var fsyncEvery: Int = 0
     /// Seconds a new connection has to complete the TLS and SMP handshakes.
     public var handshakeTimeout: Int64 = 15
+    /// SMP versions offered to clients (the reference's full range by default); a narrower range
+    /// serves as an older relay would.
+    public var versions: SMPVersionRange = SMPVersion.supported
 
     public init() {}
 
@@ -61,6 +65,12 @@ public struct SMPServerConfig: Sendable, Equatable {
             storeLog = b
         case "fsync_every": fsyncEvery = Int(try int())
         case "handshake_timeout": handshakeTimeout = max(1, try int())
+        case "smp_versions":
+            let parts = value.split(separator: "-").map { UInt16($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 2, let lo = parts[0], let hi = parts[1], let r = SMPVersionRange(min: lo, max: hi),
+                  SMPVersion.supported.contains(lo), SMPVersion.supported.contains(hi)
+            else { throw ConfigError.badValue(key: key, value: value) }
+            versions = r
         default: throw ConfigError.unknownKey(key, line: line)
         }
     }
@@ -83,6 +93,8 @@ public struct SMPServerConfig: Sendable, Equatable {
         # fsync the store log every N records; 0 leaves it to the OS.
         fsync_every = \(fsyncEvery)
         handshake_timeout = \(handshakeTimeout)
+        # SMP versions offered to clients (min-max).
+        smp_versions = \(versions.min)-\(versions.max)
 
         """
     }

@@ -32,7 +32,7 @@ public final class SMPRelayServer: Sendable {
         let processor = CommandProcessor(store: store, config: config)
         let owned = group == nil ? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount) : nil
         let loopGroup: any EventLoopGroup = group ?? owned!
-        let transportConfig = SMPTransportServer.Configuration(handshakeTimeout: .seconds(config.handshakeTimeout))
+        let transportConfig = SMPTransportServer.Configuration(versions: config.versions, handshakeTimeout: .seconds(config.handshakeTimeout))
         let transport: SMPTransportServer
         do {
             transport = try await SMPTransportServer.start(
@@ -89,6 +89,16 @@ public final class SMPRelayServer: Sendable {
     @discardableResult
     public func expireMessages(now: Int64 = Int64(Date().timeIntervalSince1970)) -> Int {
         processor.store.expire(olderThan: now - config.messageTTL)
+    }
+
+    /// The operator's block (the reference's control-port `block`): the queue named by its
+    /// recipient or sender ID answers ERR BLOCKED (AUTH to clients below v12) until unblocked
+    /// with nil. Returns false when no such queue exists.
+    @discardableResult
+    public func blockQueue(entityId: [UInt8], _ info: BlockingInfo?) -> Bool {
+        guard let id = ID24(entityId), let rid = processor.store.recipientId(forEntity: id) else { return false }
+        do { try processor.store.setBlocked(rid, info) } catch { return false }
+        return true
     }
 
     public func shutdown() async {

@@ -2,37 +2,79 @@ import NIOCore
 import SimplexFoundation
 import SMPProtocol
 
+/// A response or event on its way to a client: encoded in the client's version when written.
+struct Outgoing: Sendable {
+    let corrId: [UInt8]
+    let entityId: [UInt8]
+    let message: BrokerMessage
+
+    /// A server event (no corrId).
+    static func event(_ entityId: [UInt8], _ m: BrokerMessage) -> Outgoing { Outgoing(corrId: [], entityId: entityId, message: m) }
+}
+
 /// One client connection as the relay's store sees it: where to push MSG/END/NMSG, and which
-/// queues it subscribes to (both sets are guarded by the `QueueStore` lock).
+/// queues it subscribes to (these sets are guarded by the `QueueStore` lock).
 final class ServerClient: @unchecked Sendable {
     let channel: Channel
-    let version: UInt16
+    let params: TransmissionParams
+    var version: UInt16 { params.version }
     var subscriptions: Set<ID24> = []
     var notifierSubscriptions: Set<ID24> = []
+    /// Queues this connection read with GET, and the message last handed out for each
+    /// (the reference's `ProhibitSub` subscriptions: such a queue cannot be SUBscribed here).
+    var getDelivered: [ID24: ID24?] = [:]
 
-    init(channel: Channel, version: UInt16) {
+    init(channel: Channel, params: TransmissionParams) {
         self.channel = channel
-        self.version = version
+        self.params = params
     }
 
-    /// Writes transmissions as few blocks as possible. Safe from any thread; NIO hops to the
-    /// channel's event loop.
-    func send(_ transmissions: [RawTransmission]) {
-        guard !transmissions.isEmpty else { return }
+    convenience init(channel: Channel, sessionId: [UInt8], version: UInt16) {
+        self.init(channel: channel, params: TransmissionParams(sessionId: sessionId, version: version))
+    }
+
+    /// The transmission bytes (`tEncode` with no authorization) of a response in this client's version.
+    func encode(_ o: Outgoing) throws -> [UInt8] {
+        let body = try o.message.smpEncoded(version: params.version)
+        return try RawTransmission(corrId: o.corrId, entityId: o.entityId, body: body).encoded(params)
+    }
+
+    /// Writes responses batched into as few blocks as possible. Safe from any thread; NIO hops
+    /// to the channel's event loop.
+    func send(_ outgoing: [Outgoing]) {
+        guard !outgoing.isEmpty else { return }
         do {
-            let encoded = try transmissions.map { try $0.smpEncoded() }
-            let blocks = try TransportBlock.batch(encoded)
-            for (i, block) in blocks.enumerated() {
-                let buffer = channel.allocator.buffer(bytes: block)
-                if i == blocks.count - 1 {
-                    channel.writeAndFlush(buffer, promise: nil)
-                } else {
-                    channel.write(buffer, promise: nil)
-                }
-            }
+            write(try TransmissionBatch.blocks(outgoing.map(encode)))
         } catch {
             // Only our own responses are encoded here and all fit a block by construction.
             channel.close(promise: nil)
+        }
+    }
+
+    /// Each message in a block of its own (the reference's `sendMsg` thread), so deliveries
+    /// interleave with other responses.
+    func sendSeparately(_ outgoing: [Outgoing]) {
+        guard !outgoing.isEmpty else { return }
+        do {
+            write(try outgoing.map { o in
+                let t = try encode(o)
+                return try Padding.pad([1] + Self.large(t), to: TransportBlock.size)
+            })
+        } catch {
+            channel.close(promise: nil)
+        }
+    }
+
+    private static func large(_ t: [UInt8]) -> [UInt8] { [UInt8(truncatingIfNeeded: t.count >> 8), UInt8(truncatingIfNeeded: t.count)] + t }
+
+    private func write(_ blocks: [[UInt8]]) {
+        for (i, block) in blocks.enumerated() {
+            let buffer = channel.allocator.buffer(bytes: block)
+            if i == blocks.count - 1 {
+                channel.writeAndFlush(buffer, promise: nil)
+            } else {
+                channel.write(buffer, promise: nil)
+            }
         }
     }
 }

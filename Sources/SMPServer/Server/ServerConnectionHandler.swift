@@ -3,8 +3,9 @@ import SimplexFoundation
 import SMPProtocol
 
 /// Upper handler of a relay connection once the transport handshake is done: each inbound
-/// block's transmissions are processed in order and their responses batched back into blocks.
-/// A malformed block or transmission gets ERR and the connection carries on.
+/// block's transmissions are processed in order and their responses batched back into blocks,
+/// as the reference's `receive`/`send` threads do. A malformed block or transmission gets ERR
+/// and the connection carries on.
 final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -19,7 +20,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        client = ServerClient(channel: context.channel, version: session.version)
+        client = ServerClient(channel: context.channel, params: session.params)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -28,22 +29,35 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         let transmissions: [[UInt8]]
         do {
-            transmissions = try TransportBlock.decode(bytes)
+            transmissions = try TransmissionBatch.split(block: bytes)
         } catch {
-            client.send([Self.errorTransmission(.block)])
+            client.send([Outgoing(corrId: [], entityId: [], message: .err(.block))])
             return
         }
-        var responses: [RawTransmission] = []
+        var responses: [Outgoing] = []
+        var messages: [Outgoing] = []
         responses.reserveCapacity(transmissions.count)
         for raw in transmissions {
-            guard let t = try? RawTransmission.smpDecode(raw) else {
-                // Unparseable framing inside the block: answer without a corrId.
-                responses.append(Self.errorTransmission(.block))
+            let parsed: RawTransmission.Parsed
+            do {
+                parsed = try RawTransmission.parse(raw, session.params)
+            } catch {
+                responses.append(Outgoing(corrId: error.corrId, entityId: [], message: .err(error.error)))
                 continue
             }
-            responses.append(processor.process(t, client: client, session: session))
+            let (response, message) = processor.process(parsed, client: client, session: session)
+            responses.append(response)
+            if let message { messages.append(message) }
         }
-        client.send(responses)
+        // As the reference's `send`: up to 4 responses share a block with the first message;
+        // the other messages go one per block after them.
+        if let first = messages.first, responses.count <= 4 {
+            client.send(responses + [first])
+            client.sendSeparately(Array(messages.dropFirst()))
+        } else {
+            client.send(responses)
+            client.sendSeparately(messages)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -54,9 +68,5 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
-    }
-
-    static func errorTransmission(_ e: ErrorType) -> RawTransmission {
-        RawTransmission(corrId: [], entityId: [], body: (try? BrokerMessage.err(e).smpEncoded()) ?? [])
     }
 }

@@ -20,7 +20,8 @@ public struct NotifierCredentials: Sendable {
 
 /// A queue's short link data: the link ID (how LKEY/LGET find the queue) and the encrypted data.
 public struct StoredLink: Sendable {
-    public let linkId: ID24
+    /// Any length: a contact link's ID is chosen by the client (the reference sets no size).
+    public let linkId: [UInt8]
     public var data: QueueLinkData
 }
 
@@ -32,12 +33,15 @@ final class QueueState: @unchecked Sendable {
     let recipientKey: QueueAuthKey
     /// Precomputed crypto_box key shared with the recipient, for MSG bodies.
     let rcvDhSecret: Key32
-    let senderCanSecure: Bool
+    /// Messaging or contact queue; nil for queues created by v6-v8 clients (`queueMode` of the reference).
+    let mode: QueueMode?
     var senderKey: QueueAuthKey?
     var notifier: NotifierCredentials?
     /// Short link data (NEW with link data, LSET); removed by LDEL and with the queue.
     var link: StoredLink?
     var suspended = false
+    /// Set when the operator blocked the queue: commands get ERR BLOCKED (v12+, AUTH before).
+    var blocked: BlockingInfo?
     var messages: [StoredMessage] = []
     /// Connection that receives this queue's messages (SUB, or NEW with subscribe).
     var subscriber: ServerClient?
@@ -46,13 +50,28 @@ final class QueueState: @unchecked Sendable {
     /// Message handed to the recipient and not yet acknowledged; only one at a time.
     var delivered: ID24?
 
-    init(recipientId: ID24, senderId: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool) {
+    init(recipientId: ID24, senderId: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, mode: QueueMode?) {
         self.recipientId = recipientId
         self.senderId = senderId
         self.recipientKey = recipientKey
         self.rcvDhSecret = rcvDhSecret
-        self.senderCanSecure = senderCanSecure
+        self.mode = mode
     }
+
+    /// `senderCanSecure`: only messaging queues may be secured by their sender (SKEY, LKEY).
+    var senderCanSecure: Bool { mode == .messaging }
+
+    /// `isContactQueue`: queues without a mode count as contact queues until secured.
+    var isContactQueue: Bool {
+        switch mode {
+        case .messaging?: false
+        case .contact?: true
+        case nil: senderKey == nil
+        }
+    }
+
+    /// `isSecuredMsgQueue`.
+    var isSecuredMessagingQueue: Bool { mode == .contact ? false : senderKey != nil }
 
     /// True while a quota marker waits in the queue: no SEND is accepted until it drains.
     var quotaExceeded: Bool { messages.last.map { $0.body == nil } ?? false }

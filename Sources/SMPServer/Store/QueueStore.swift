@@ -29,12 +29,12 @@ final class QueueStore: @unchecked Sendable {
     private var bySender: [ID24: ID24] = [:]
     private var byNotifier: [ID24: ID24] = [:]
     /// Short link ID -> recipient ID.
-    private var byLink: [ID24: ID24] = [:]
+    private var byLink: [[UInt8]: ID24] = [:]
     private var log: StoreLog? = nil
     let quota: Int
 
     /// What a store operation answered; `.err` maps to an SMP ERR.
-    enum Failure: Error { case auth, quota, noMessage, prohibited, internalError(String) }
+    enum Failure: Error { case auth, quota, noMessage, prohibited, duplicate, internalError(String) }
 
     init(logPath: String?, quota: Int, fsyncEvery: Int, messageTTL: Int64?, now: Int64) throws {
         self.quota = quota
@@ -63,37 +63,45 @@ final class QueueStore: @unchecked Sendable {
 
     // MARK: lookups for authorization (immutable fields, safe to read after the lookup)
 
-    struct RecipientView: Sendable {
+    /// What verifying and answering a queue command needs to know about its queue.
+    struct QueueView: Sendable {
         let recipientId: ID24
+        let senderId: ID24
         let recipientKey: QueueAuthKey
-        let suspended: Bool
-    }
-
-    func recipientQueue(_ rid: ID24) -> RecipientView? {
-        lock.withLock {
-            byRecipient[rid].map { RecipientView(recipientId: $0.recipientId, recipientKey: $0.recipientKey, suspended: $0.suspended) }
-        }
-    }
-
-    struct SenderView: Sendable {
-        let recipientId: ID24
         let senderKey: QueueAuthKey?
-        let senderCanSecure: Bool
+        let notifierKey: QueueAuthKey?
+        let mode: QueueMode?
+        let blocked: BlockingInfo?
         let suspended: Bool
+        let isContactQueue: Bool
+        let hasLink: Bool
     }
 
-    func senderQueue(_ sid: ID24) -> SenderView? {
-        lock.withLock {
-            guard let rid = bySender[sid], let q = byRecipient[rid] else { return nil }
-            return SenderView(recipientId: rid, senderKey: q.senderKey, senderCanSecure: q.senderCanSecure, suspended: q.suspended)
-        }
+    private func view(_ q: QueueState) -> QueueView {
+        QueueView(recipientId: q.recipientId, senderId: q.senderId, recipientKey: q.recipientKey, senderKey: q.senderKey,
+                  notifierKey: q.notifier?.key, mode: q.mode, blocked: q.blocked, suspended: q.suspended,
+                  isContactQueue: q.isContactQueue, hasLink: q.link != nil)
     }
 
-    func notifierQueue(_ nid: ID24) -> (recipientId: ID24, key: QueueAuthKey)? {
-        lock.withLock {
-            guard let rid = byNotifier[nid], let n = byRecipient[rid]?.notifier else { return nil }
-            return (rid, n.key)
-        }
+    func recipientQueue(_ rid: ID24) -> QueueView? {
+        lock.withLock { byRecipient[rid].map(view) }
+    }
+
+    func senderQueue(_ sid: ID24) -> QueueView? {
+        lock.withLock { bySender[sid].flatMap { byRecipient[$0] }.map(view) }
+    }
+
+    func notifierQueue(_ nid: ID24) -> QueueView? {
+        lock.withLock { byNotifier[nid].flatMap { byRecipient[$0] }.map(view) }
+    }
+
+    func linkQueue(_ linkId: [UInt8]) -> QueueView? {
+        lock.withLock { byLink[linkId].flatMap { byRecipient[$0] }.map(view) }
+    }
+
+    /// A queue found by recipient or sender ID (the operator's way to name a queue).
+    func recipientId(forEntity id: ID24) -> ID24? {
+        lock.withLock { byRecipient[id] != nil ? id : bySender[id] }
     }
 
     // MARK: recipient operations
@@ -102,63 +110,92 @@ final class QueueStore: @unchecked Sendable {
     /// picks one, as for invitations).
     struct NewLink {
         let senderId: ID24
-        let linkId: ID24?
+        let linkId: [UInt8]?
         let data: QueueLinkData
     }
 
-    func create(recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool, subscriber: ServerClient?,
-                link newLink: NewLink? = nil) throws -> (rid: ID24, sid: ID24, linkId: ID24?) {
+    struct Created {
+        let rid: ID24
+        let sid: ID24
+        let linkId: [UInt8]?
+        let notifierId: ID24?
+    }
+
+    func create(recipientKey: QueueAuthKey, rcvDhSecret: Key32, mode: QueueMode?, subscriber: ServerClient?,
+                link newLink: NewLink? = nil, notifier: (key: QueueAuthKey, rcvNtfDhSecret: Key32)? = nil) throws -> Created {
         try lock.withLock {
             var rid = ID24.random()
-            while byRecipient[rid] != nil || bySender[rid] != nil { rid = ID24.random() }
+            while byRecipient[rid] != nil || bySender[rid] != nil || byNotifier[rid] != nil { rid = ID24.random() }
             var sid: ID24
             var link: StoredLink?
             if let newLink {
                 // Client-chosen IDs are never retried: a collision is AUTH, as in simplexmq.
                 sid = newLink.senderId
-                guard sid != rid, byRecipient[sid] == nil, bySender[sid] == nil else { throw Failure.auth }
-                var lid = newLink.linkId ?? ID24.random()
+                guard sid != rid, byRecipient[sid] == nil, bySender[sid] == nil, byNotifier[sid] == nil else { throw Failure.auth }
+                var lid = newLink.linkId ?? ID24.random().bytes
                 if newLink.linkId == nil {
-                    while byLink[lid] != nil { lid = ID24.random() }
+                    while byLink[lid] != nil { lid = ID24.random().bytes }
                 } else if byLink[lid] != nil {
                     throw Failure.auth
                 }
                 link = StoredLink(linkId: lid, data: newLink.data)
             } else {
                 sid = ID24.random()
-                while sid == rid || byRecipient[sid] != nil || bySender[sid] != nil { sid = ID24.random() }
+                while sid == rid || byRecipient[sid] != nil || bySender[sid] != nil || byNotifier[sid] != nil { sid = ID24.random() }
             }
-            var records: [StoreLogRecord] = [.createQueue(rid: rid, sid: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure)]
-            if let link { records.append(.setLink(rid: rid, linkId: link.linkId, data: link.data)) }
+            var creds: NotifierCredentials?
+            if let notifier {
+                var nid = ID24.random()
+                while nid == rid || nid == sid || byNotifier[nid] != nil || byRecipient[nid] != nil || bySender[nid] != nil { nid = ID24.random() }
+                creds = NotifierCredentials(notifierId: nid, key: notifier.key, rcvNtfDhSecret: notifier.rcvNtfDhSecret)
+            }
+            var records: [StoreLogRecord] = [.createQueueMode(rid: rid, sid: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, mode: mode)]
+            if let link { records.append(.setLinkAnyId(rid: rid, linkId: link.linkId, data: link.data)) }
+            if let creds { records.append(.addNotifier(rid: rid, creds)) }
             try log?.append(records)
-            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, senderCanSecure: senderCanSecure)
+            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: recipientKey, rcvDhSecret: rcvDhSecret, mode: mode)
             q.link = link
+            q.notifier = creds
             byRecipient[rid] = q
             bySender[sid] = rid
             if let link { byLink[link.linkId] = rid }
+            if let creds { byNotifier[creds.notifierId] = rid }
             if let subscriber {
                 q.subscriber = subscriber
                 subscriber.subscriptions.insert(rid)
             }
-            return (rid, sid, link?.linkId)
+            return Created(rid: rid, sid: sid, linkId: link?.linkId, notifierId: creds?.notifierId)
+        }
+    }
+
+    // MARK: operator
+
+    /// Blocks (or with nil unblocks) a queue: its commands get ERR BLOCKED until unblocked.
+    func setBlocked(_ rid: ID24, _ info: BlockingInfo?) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid] else { throw .auth }
+            let record: StoreLogRecord = if let info { .blockQueue(rid: rid, info: info) } else { .unblockQueue(rid: rid) }
+            do { try log?.append(record) } catch { throw .internalError("\(error)") }
+            q.blocked = info
         }
     }
 
     // MARK: short links
 
-    /// LSET: sets the queue's link data. The link ID and the fixed data cannot change once set
-    /// (only the user data can), and a messaging queue that is already secured takes no link
-    /// (its invitation was used).
-    func setLink(_ rid: ID24, linkId: ID24, data: QueueLinkData) throws(Failure) {
+    /// LSET: sets the queue's link data. The link ID and fixed data cannot change once set, and a messaging
+    /// queue that is already secured takes no link (its invitation was used).
+    func setLink(_ rid: ID24, linkId: [UInt8], data: QueueLinkData) throws(Failure) {
         try locked { () throws(Failure) in
-            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
-            if q.senderCanSecure, q.senderKey != nil { throw .auth }
+            guard let q = byRecipient[rid] else { throw .auth }
+            if q.isSecuredMessagingQueue { throw .auth }
             if let old = q.link {
+                // Only the user part may change (`addQueueLinkData`).
                 guard old.linkId == linkId, old.data.fixedData == data.fixedData else { throw .auth }
             } else if byLink[linkId] != nil {
+                // Another queue's link ID.
                 throw .auth
             }
-            do { try log?.append(.setLink(rid: rid, linkId: linkId, data: data)) } catch { throw .internalError("\(error)") }
+            do { try log?.append(.setLinkAnyId(rid: rid, linkId: linkId, data: data)) } catch { throw .internalError("\(error)") }
             q.link = StoredLink(linkId: linkId, data: data)
             byLink[linkId] = rid
         }
@@ -177,32 +214,35 @@ final class QueueStore: @unchecked Sendable {
 
     /// LKEY: secures a messaging queue found by its link ID with `senderKey` (the same key again
     /// is fine, another key is AUTH) and returns its sender ID and link data.
-    func linkSecure(_ linkId: ID24, senderKey: QueueAuthKey) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
+    func linkSecure(_ linkId: [UInt8], senderKey: QueueAuthKey) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
         try locked { () throws(Failure) -> (ID24, QueueLinkData) in
-            guard let rid = byLink[linkId], let q = byRecipient[rid], !q.suspended, q.senderCanSecure, let link = q.link else { throw .auth }
+            guard let rid = byLink[linkId], let q = byRecipient[rid], q.mode == .messaging else { throw .auth }
             if let existing = q.senderKey {
                 guard existing == senderKey else { throw .auth }
             } else {
                 do { try log?.append(.secureQueue(rid: rid, senderKey: senderKey)) } catch { throw .internalError("\(error)") }
                 q.senderKey = senderKey
             }
+            guard let link = q.link else { throw .auth }
             return (q.senderId, link.data)
         }
     }
 
     /// LGET: a contact queue's sender ID and link data, found by link ID.
-    func linkGet(_ linkId: ID24) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
+    func linkGet(_ linkId: [UInt8]) throws(Failure) -> (senderId: ID24, data: QueueLinkData) {
         try locked { () throws(Failure) -> (ID24, QueueLinkData) in
-            guard let rid = byLink[linkId], let q = byRecipient[rid], !q.suspended, !q.senderCanSecure, let link = q.link else { throw .auth }
+            guard let rid = byLink[linkId], let q = byRecipient[rid], q.isContactQueue, let link = q.link else { throw .auth }
             return (q.senderId, link.data)
         }
     }
 
     /// SUB: makes `client` the queue's subscriber and returns the connection it replaced (to get
-    /// END) and the message to deliver now, if any.
+    /// END) and the message to deliver now, if any. A connection that used GET on the queue
+    /// cannot subscribe to it.
     func subscribe(_ rid: ID24, client: ServerClient) throws(Failure) -> (replaced: ServerClient?, deliver: StoredMessage?) {
         try locked { () throws(Failure) -> (ServerClient?, StoredMessage?) in
-            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            guard let q = byRecipient[rid] else { throw .auth }
+            if client.getDelivered.keys.contains(rid) { throw .prohibited }
             var replaced: ServerClient?
             if let old = q.subscriber, old !== client {
                 replaced = old
@@ -210,7 +250,7 @@ final class QueueStore: @unchecked Sendable {
             }
             q.subscriber = client
             client.subscriptions.insert(rid)
-            // Re-delivery after a reconnect: the last unacknowledged message goes out again.
+            // Re-delivery after a reconnect or a repeated SUB: the first message goes out again.
             let next = q.messages.first
             q.delivered = next?.msgId
             return (replaced, next)
@@ -220,32 +260,48 @@ final class QueueStore: @unchecked Sendable {
     /// GET: one message without subscribing (SUB and GET on one connection are prohibited).
     func get(_ rid: ID24, client: ServerClient) throws(Failure) -> StoredMessage? {
         try locked { () throws(Failure) -> StoredMessage? in
-            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            guard let q = byRecipient[rid] else { throw .auth }
             if q.subscriber === client { throw .prohibited }
             let next = q.messages.first
-            q.delivered = next?.msgId
+            client.getDelivered[rid] = .some(next?.msgId)
             return next
         }
     }
 
-    /// ACK: removes the delivered message and returns the next one to deliver.
-    func ack(_ rid: ID24, msgId: ID24, client: ServerClient) throws(Failure) -> StoredMessage? {
-        try locked { () throws(Failure) -> StoredMessage? in
+    /// ACK: removes the delivered message; for a subscription returns the next one to deliver
+    /// (`deliverNext`), for GET nothing more. An empty `msgId` acknowledges whatever was delivered.
+    func ack(_ rid: ID24, msgId: [UInt8], client: ServerClient) throws(Failure) -> (next: StoredMessage?, subscribed: Bool) {
+        try locked { () throws(Failure) -> (StoredMessage?, Bool) in
             guard let q = byRecipient[rid] else { throw .auth }
-            guard let delivered = q.delivered, delivered == msgId, let first = q.messages.first, first.msgId == msgId else {
+            let subscribed: Bool
+            let delivered: ID24
+            if let g = client.getDelivered[rid] {
+                guard let d = g, msgId.isEmpty || d.bytes == msgId else { throw .noMessage }
+                client.getDelivered[rid] = .some(nil)
+                subscribed = false
+                delivered = d
+            } else if q.subscriber === client {
+                guard let d = q.delivered, msgId.isEmpty || d.bytes == msgId else { throw .noMessage }
+                q.delivered = nil
+                subscribed = true
+                delivered = d
+            } else {
                 throw .noMessage
             }
-            do { try log?.append(.removeMessage(rid: rid, msgId: msgId)) } catch { throw .internalError("\(error)") }
-            q.messages.removeFirst()
+            if let first = q.messages.first, first.msgId == delivered {
+                do { try log?.append(.removeMessage(rid: rid, msgId: delivered)) } catch { throw .internalError("\(error)") }
+                q.messages.removeFirst()
+            }
+            guard subscribed else { return (nil, false) }
             let next = q.messages.first
             q.delivered = next?.msgId
-            return next
+            return (next, true)
         }
     }
 
     func secure(_ rid: ID24, senderKey: QueueAuthKey) throws(Failure) {
         try locked { () throws(Failure) in
-            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            guard let q = byRecipient[rid] else { throw .auth }
             if let existing = q.senderKey {
                 // Repeating the same KEY (a lost response) is fine; a different key is not.
                 guard existing == senderKey else { throw .auth }
@@ -280,7 +336,7 @@ final class QueueStore: @unchecked Sendable {
 
     func addNotifier(_ rid: ID24, key: QueueAuthKey, rcvNtfDhSecret: Key32) throws(Failure) -> ID24 {
         try locked { () throws(Failure) -> ID24 in
-            guard let q = byRecipient[rid], !q.suspended else { throw .auth }
+            guard let q = byRecipient[rid] else { throw .auth }
             var nid = ID24.random()
             while byNotifier[nid] != nil || byRecipient[nid] != nil || bySender[nid] != nil { nid = ID24.random() }
             let creds = NotifierCredentials(notifierId: nid, key: key, rcvNtfDhSecret: rcvNtfDhSecret)
@@ -339,7 +395,7 @@ final class QueueStore: @unchecked Sendable {
 
     func senderSecure(_ sid: ID24, senderKey: QueueAuthKey) throws(Failure) {
         try locked { () throws(Failure) in
-            guard let rid = bySender[sid], let q = byRecipient[rid], !q.suspended, q.senderCanSecure else { throw .auth }
+            guard let rid = bySender[sid], let q = byRecipient[rid], q.senderCanSecure else { throw .auth }
             if let existing = q.senderKey {
                 guard existing == senderKey else { throw .auth }
                 return
@@ -353,6 +409,12 @@ final class QueueStore: @unchecked Sendable {
     func send(_ sid: ID24, notification: Bool, body: [UInt8], now: Int64) throws(Failure) -> (Delivery?, NotifierDelivery?) {
         try locked { () throws(Failure) -> (Delivery?, NotifierDelivery?) in
             guard let rid = bySender[sid], let q = byRecipient[rid], !q.suspended else { throw .auth }
+            // A used invitation: once its messaging queue is secured, the link data goes (as the reference's SEND).
+            if let link = q.link, q.isSecuredMessagingQueue {
+                do { try log?.append(.deleteLink(rid: rid)) } catch { throw .internalError("\(error)") }
+                byLink[link.linkId] = nil
+                q.link = nil
+            }
             if q.quotaExceeded { throw .quota }
             if q.messages.count >= quota {
                 let marker = StoredMessage(msgId: ID24.random(), timestamp: now, notification: false, body: nil)
@@ -427,9 +489,21 @@ final class QueueStore: @unchecked Sendable {
     private func replay(_ r: StoreLogRecord) {
         switch r {
         case .createQueue(let rid, let sid, let key, let secret, let sndSecure):
-            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: key, rcvDhSecret: secret, senderCanSecure: sndSecure)
+            // Version 1-2 logs kept only the flag: a queue that could not be secured by its sender has no known mode.
+            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: key, rcvDhSecret: secret, mode: sndSecure ? .messaging : nil)
             byRecipient[rid] = q
             bySender[sid] = rid
+        case .createQueueMode(let rid, let sid, let key, let secret, let mode):
+            let q = QueueState(recipientId: rid, senderId: sid, recipientKey: key, rcvDhSecret: secret, mode: mode)
+            byRecipient[rid] = q
+            bySender[sid] = rid
+        case .blockQueue(let rid, let info): byRecipient[rid]?.blocked = info
+        case .unblockQueue(let rid): byRecipient[rid]?.blocked = nil
+        case .setLinkAnyId(let rid, let linkId, let data):
+            guard let q = byRecipient[rid] else { return }
+            if let old = q.link { byLink[old.linkId] = nil }
+            q.link = StoredLink(linkId: linkId, data: data)
+            byLink[linkId] = rid
         case .secureQueue(let rid, let key): byRecipient[rid]?.senderKey = key
         case .addNotifier(let rid, let n):
             guard let q = byRecipient[rid] else { return }
@@ -450,8 +524,8 @@ final class QueueStore: @unchecked Sendable {
         case .setLink(let rid, let linkId, let data):
             guard let q = byRecipient[rid] else { return }
             if let old = q.link { byLink[old.linkId] = nil }
-            q.link = StoredLink(linkId: linkId, data: data)
-            byLink[linkId] = rid
+            q.link = StoredLink(linkId: linkId.bytes, data: data)
+            byLink[linkId.bytes] = rid
         case .deleteLink(let rid):
             guard let q = byRecipient[rid], let old = q.link else { return }
             byLink[old.linkId] = nil
@@ -464,11 +538,12 @@ final class QueueStore: @unchecked Sendable {
         var out: [StoreLogRecord] = []
         out.reserveCapacity(byRecipient.count)
         for q in byRecipient.values {
-            out.append(.createQueue(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKey, rcvDhSecret: q.rcvDhSecret, senderCanSecure: q.senderCanSecure))
+            out.append(.createQueueMode(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKey, rcvDhSecret: q.rcvDhSecret, mode: q.mode))
             if let k = q.senderKey { out.append(.secureQueue(rid: q.recipientId, senderKey: k)) }
             if let n = q.notifier { out.append(.addNotifier(rid: q.recipientId, n)) }
-            if let l = q.link { out.append(.setLink(rid: q.recipientId, linkId: l.linkId, data: l.data)) }
+            if let l = q.link { out.append(.setLinkAnyId(rid: q.recipientId, linkId: l.linkId, data: l.data)) }
             if q.suspended { out.append(.suspendQueue(rid: q.recipientId)) }
+            if let b = q.blocked { out.append(.blockQueue(rid: q.recipientId, info: b)) }
             for m in q.messages { out.append(.addMessage(rid: q.recipientId, m)) }
         }
         return out

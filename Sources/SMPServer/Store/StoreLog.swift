@@ -11,7 +11,10 @@ import SMPProtocol
 /// One change to the relay's state, as written to the store log. The log is replayed on start,
 /// so queues and undelivered messages survive restarts and kill -9.
 enum StoreLogRecord: Sendable {
+    /// Version 1-2 record: the mode as a sender-can-secure flag (read only; `createQueueMode` replaced it).
     case createQueue(rid: ID24, sid: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, senderCanSecure: Bool)
+    /// Version 3: the queue mode as NEW gave it (none from v6-v8 clients).
+    case createQueueMode(rid: ID24, sid: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, mode: QueueMode?)
     case secureQueue(rid: ID24, senderKey: QueueAuthKey)
     case addNotifier(rid: ID24, NotifierCredentials)
     case deleteNotifier(rid: ID24)
@@ -23,6 +26,11 @@ enum StoreLogRecord: Sendable {
     case setLink(rid: ID24, linkId: ID24, data: QueueLinkData)
     /// Format 2: the queue's short link data was deleted.
     case deleteLink(rid: ID24)
+    /// Format 3: link IDs of any length (the client chooses a contact link's ID); replaces `setLink`.
+    case setLinkAnyId(rid: ID24, linkId: [UInt8], data: QueueLinkData)
+    /// Format 3: an operator blocked the queue (`BlockingInfo` in its text form).
+    case blockQueue(rid: ID24, info: BlockingInfo)
+    case unblockQueue(rid: ID24)
 
     func encode() throws -> [UInt8] {
         var e = SMPEncoder(capacity: 96)
@@ -34,6 +42,25 @@ enum StoreLogRecord: Sendable {
             try e.shortString(key.x509Encoded)
             e.raw(secret.bytes)
             e.bool(sndSecure)
+        case .createQueueMode(let rid, let sid, let key, let secret, let mode):
+            e.byte(UInt8(ascii: "Q"))
+            e.raw(rid.bytes)
+            e.raw(sid.bytes)
+            try e.shortString(key.x509Encoded)
+            e.raw(secret.bytes)
+            e.optional(mode) { $0.byte($1.tag) }
+        case .setLinkAnyId(let rid, let linkId, let data):
+            e.byte(UInt8(ascii: "Y"))
+            e.raw(rid.bytes)
+            try e.shortString(linkId)
+            try data.encode(into: &e)
+        case .blockQueue(let rid, let info):
+            e.byte(UInt8(ascii: "B"))
+            e.raw(rid.bytes)
+            try e.shortString(try BrokerMessage.err(.blocked(info)).smpEncoded().dropFirst(12))
+        case .unblockQueue(let rid):
+            e.byte(UInt8(ascii: "b"))
+            e.raw(rid.bytes)
         case .secureQueue(let rid, let key):
             e.byte(UInt8(ascii: "S"))
             e.raw(rid.bytes)
@@ -115,6 +142,23 @@ enum StoreLogRecord: Sendable {
             let rid = try id(), linkId = try id()
             r = .setLink(rid: rid, linkId: linkId, data: try QueueLinkData.decode(from: &d))
         case UInt8(ascii: "l"): r = .deleteLink(rid: try id())
+        case UInt8(ascii: "Q"):
+            let rid = try id(), sid = try id()
+            let key = try QueueAuthKey(x509Encoded: try d.shortString())
+            let secret = try key32()
+            r = .createQueueMode(rid: rid, sid: sid, recipientKey: key, rcvDhSecret: secret, mode: try d.optional { try QueueMode.decode(from: &$0) })
+        case UInt8(ascii: "Y"):
+            let rid = try id()
+            let lid = try d.shortString()
+            r = .setLinkAnyId(rid: rid, linkId: lid, data: try QueueLinkData.decode(from: &d))
+        case UInt8(ascii: "B"):
+            let rid = try id()
+            let text = try d.shortString()
+            guard case .err(.blocked(let info)) = try BrokerMessage.parse(Array("ERR BLOCKED ".utf8) + text, version: SMPVersion.current) else {
+                throw DecodingError.invalid("blocking info")
+            }
+            r = .blockQueue(rid: rid, info: info)
+        case UInt8(ascii: "b"): r = .unblockQueue(rid: try id())
         case let t: throw DecodingError.invalid("record tag \(t)")
         }
         try d.expectEnd()
@@ -129,8 +173,9 @@ final class StoreLog {
     /// Format 1: queues, notifiers, messages. Format 2 adds short link records ("L", "l").
     /// A format-1 file is read as is (its records are a subset) and rewritten as format 2 on
     /// load by compaction; a file of an unknown later format is refused.
-    static let fileVersion: UInt32 = 2
-    static let readableVersions: ClosedRange<UInt32> = 1...2
+    /// 3: queue modes, link IDs of any length, blocked queues (records Q, Y, B, b).
+    static let fileVersion: UInt32 = 3
+    static let readableVersions: ClosedRange<UInt32> = 1...3
     /// Magic and format version at the start of the file, so a later format can migrate it.
     static let header: [UInt8] = Array("SMPLOG".utf8) + [0, UInt8(fileVersion)]
 
