@@ -180,6 +180,7 @@ public enum TransportError: Error, Sendable, Hashable {
         case parse = "PARSE"
         case identity = "IDENTITY"
         case badAuth = "BAD_AUTH"
+        case badService = "BAD_SERVICE"
     }
 }
 
