@@ -317,6 +317,11 @@ size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len) {
 
 int sxtls_conn_session_reused(sxtls_conn *c) { return SSL_session_reused(c->ssl); }
 
+int sxtls_conn_has_ticket(sxtls_conn *c) {
+    SSL_SESSION *s = SSL_get0_session(c->ssl);
+    return s && SSL_SESSION_has_ticket(s);
+}
+
 int sxtls_conn_peer_count(sxtls_conn *c) {
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(c->ssl);
     return chain ? sk_X509_num(chain) : 0;

@@ -201,7 +201,7 @@ final class ConnectionTests: XCTestCase {
             let parsed = try HandshakeBlock.decode(SMPServerHandshake.self, block: hello.readableBytesView)
             XCTAssertEqual(parsed.versions, SMPVersion.supported)
             // Length 0xFFFF does not unpad: LARGE_MSG, as tGetBlock reports it.
-            try await outbound.write(block(0xFF))
+            try await outbound.write(ByteBuffer(bytes: [UInt8](repeating: 0xFF, count: TransportBlock.size)))
             // The server closes: the stream ends (or errors) without any block.
             do {
                 let next = try await it.next()

@@ -90,11 +90,24 @@ final class TLSEngineTests: XCTestCase {
         await server.shutdown()
     }
 
-    func testNoSessionResumption() async throws {
+    func testNoSessionResumptionAndNoTickets() async throws {
         let server = try await startEchoServer(credentials: credentials, group: group, log: ServerLog())
-        for _ in 0..<2 {
-            let (tls, _) = try await rawHandshake(server)
-            XCTAssertEqual(tls?.sessionReused, false)
+        for maximum in [TLSConfiguration.Version.tls13, .tls12] {
+            for _ in 0..<2 {
+                let (tls, _) = try await rawHandshake(server) { $0.maximumVersion = maximum }
+                XCTAssertEqual(tls?.sessionReused, false)
+            }
+            // By the time the server hello arrives, a TLS 1.3 NewSessionTicket (sent right after
+            // the handshake) or a TLS 1.2 one (inside it) would have been read.
+            let raw = try await rawTLS(port: server.port, group: group) { $0.maximumVersion = maximum }
+            try await raw.executeThenClose { inbound, _ in
+                var it = inbound.makeAsyncIterator()
+                _ = try await it.next()
+                let ticket = try await raw.channel.eventLoop.submit {
+                    try raw.channel.pipeline.syncOperations.handler(type: TLSHandler.self).receivedSessionTicket
+                }.get()
+                XCTAssertFalse(ticket, "\(maximum)")
+            }
         }
         await server.shutdown()
     }

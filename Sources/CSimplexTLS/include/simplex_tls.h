@@ -49,6 +49,8 @@ int sxtls_conn_version(sxtls_conn *c);
 size_t sxtls_conn_cipher(sxtls_conn *c, char *buf, size_t len);
 size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len);
 int sxtls_conn_session_reused(sxtls_conn *c);
+/* 1 when the peer sent a session ticket (a server here never should). */
+int sxtls_conn_has_ticket(sxtls_conn *c);
 /* Peer chain as OpenSSL holds it (client side: leaf first). */
 int sxtls_conn_peer_count(sxtls_conn *c);
 int sxtls_conn_peer_cert(sxtls_conn *c, int index, uint8_t *buf, size_t len);

@@ -51,6 +51,9 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     deinit { sxtls_conn_free(conn) }
 
+    /// True when the peer sent a session ticket (never, from a server with resumption off).
+    public var receivedSessionTicket: Bool { sxtls_conn_has_ticket(conn) == 1 }
+
     public func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { start(context: context) }
     }
