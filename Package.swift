@@ -18,10 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -41,6 +38,11 @@ let package = Package(
         // Streamlined NTRU Prime 761 in C, from the NTRU Prime specification (SHA-512 from libcrypto).
         // Optimised even in debug builds: the ratchet runs it at every PQ step, tests included.
         .target(name: "CSNTRUP761", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("crypto")]),
+        // TLS over the system OpenSSL 3 (memory BIOs under SwiftNIO) and Ed25519/Ed448 X.509, for SMP transport.
+        .target(
+            name: "CSimplexTLS",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]
+        ),
         // The post-quantum augmented double ratchet (pqdr.md) used by the agent.
         .target(
             name: "DoubleRatchet",
@@ -49,13 +51,9 @@ let package = Package(
         .target(
             name: "SMPTransport",
             dependencies: [
-                "SimplexFoundation", "SMPProtocol",
+                "SimplexFoundation", "SMPProtocol", "CSimplexTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -156,7 +154,6 @@ let package = Package(
                 "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -206,7 +203,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

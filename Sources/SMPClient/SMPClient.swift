@@ -337,7 +337,7 @@ public final class SMPClient: Sendable {
             case .cancelled: throw SMPClientError.closed
             }
         }
-        let serverKey = try? X25519PublicKey(rawRepresentation: Array(info.serverSessionKey.rawRepresentation))
+        let serverKey = info.serverSessionKey.flatMap { try? X25519PublicKey(rawRepresentation: Array($0.rawRepresentation)) }
         let session = ClientConnection.Session(version: info.version, sessionId: info.sessionId, serverSessionKey: serverKey)
         let conn = ClientConnection(channel: channel, session: session) { [weak self] entityId, message in
             self?.handleEvent(entityId: entityId, message: message)

@@ -15,9 +15,10 @@ struct SMPServerCommand: AsyncParsableCommand {
         First run `smp-server init` to create the server identity (an offline CA certificate and an
         online certificate signed by it) and smp-server.ini in the data folder; it prints the server
         address that clients use. Then run `smp-server start`. Queues and undelivered messages are
-        kept in smp-server-store.log in the same folder and survive restarts.
+        kept in smp-server-store.log in the same folder and survive restarts. `smp-server cert`
+        issues a new online certificate from the CA key, keeping the server address.
         """,
-        subcommands: [Init.self, Start.self]
+        subcommands: [Init.self, Cert.self, Start.self]
     )
 }
 
@@ -62,6 +63,9 @@ extension SMPServerCommand {
         @Flag(name: .long, help: "Replace existing keys and config (the server address changes!).")
         var force = false
 
+        @Option(name: [.short, .customLong("sign-algorithm")], help: "Signature algorithm of the TLS certificates: ED25519 or ED448.")
+        var signAlgorithm: SignAlgorithmArgument = .init(.ed25519)
+
         func run() async throws {
             let fm = FileManager.default
             if fm.fileExists(atPath: options.configPath), !force {
@@ -75,7 +79,7 @@ extension SMPServerCommand {
                 config.messageTTL = Int64(messageDays) * 24 * 3600
             }
             let firstHost = config.host.split(separator: ",").first.map(String.init) ?? "127.0.0.1"
-            let credentials = try ServerCredentials.generate(commonName: firstHost)
+            let credentials = try ServerCredentials.generate(commonName: firstHost, algorithm: signAlgorithm.value)
             try credentials.save(to: options.data, overwrite: force)
             try config.ini.write(toFile: options.configPath, atomically: true, encoding: .utf8)
             let hosts = config.host.split(separator: ",").map(String.init)
@@ -83,6 +87,37 @@ extension SMPServerCommand {
             print("Server initialized in \(options.data)")
             print("CA private key: \((options.data as NSString).appendingPathComponent(ServerCredentials.caKeyFile)) - move it offline, the server does not need it to run.")
             print("Server address: \(address)")
+        }
+    }
+
+    /// `smp-server cert`: a new online key and certificate signed by the CA (the reference's
+    /// `genOnline`); the identity, and so the server address, stay the same.
+    struct Cert: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Generate new online TLS server credentials (needs ca.key); the server address does not change.")
+
+        @OptionGroup var options: CommonOptions
+
+        @Option(name: [.short, .customLong("sign-algorithm")], help: "New signature algorithm: ED25519 or ED448 (default: the current one).")
+        var signAlgorithm: SignAlgorithmArgument?
+
+        @Option(name: .customLong("cn"), help: "New common name of the online certificate (default: the current one).")
+        var commonName: String?
+
+        func run() async throws {
+            let current = try ServerCredentials.load(from: options.data)
+            guard current.caPrivateKey != nil else {
+                throw ValidationError("no \(ServerCredentials.caKeyFile) in \(options.data): the CA key is needed to sign a new certificate")
+            }
+            let rotated = try current.rotatingOnlineCertificate(commonName: commonName, algorithm: signAlgorithm?.value)
+            try rotated.save(to: options.data, overwrite: true)
+            print("Generated new server credentials")
+            print("----------")
+            print("You should store CA private key securely and delete it from the server.")
+            print("If server TLS credential is compromised this key can be used to sign a new one, keeping the same server identity and established connections.")
+            print("CA private key location:")
+            print((options.data as NSString).appendingPathComponent(ServerCredentials.caKeyFile))
+            print("----------")
         }
     }
 
@@ -145,4 +180,19 @@ final class OnceFlag: @unchecked Sendable {
         done = true
         return true
     }
+}
+
+/// `-a ED25519|ED448`, parsed as the reference's `SignAlgorithm` (`read`).
+struct SignAlgorithmArgument: ExpressibleByArgument {
+    let value: SignAlgorithm
+
+    init(_ value: SignAlgorithm) { self.value = value }
+
+    init?(argument: String) {
+        guard let v = SignAlgorithm(rawValue: argument) else { return nil }
+        value = v
+    }
+
+    var defaultValueDescription: String { value.rawValue }
+    static var allValueStrings: [String] { SignAlgorithm.allCases.map(\.rawValue) }
 }

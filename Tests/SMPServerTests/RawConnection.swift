@@ -62,7 +62,7 @@ final class RawConnection: Sendable {
         var auth: [UInt8] = []
         if let key {
             let authorized = try RawTransmission.authorizedBytes(sessionId: session.sessionId, corrId: corrId, entityId: entityId, body: body)
-            let serverKey = try X25519PublicKey(rawRepresentation: Array(session.serverSessionKey.rawRepresentation))
+            let serverKey = try session.serverSessionKey.map { try X25519PublicKey(rawRepresentation: Array($0.rawRepresentation)) }
             auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: serverKey)
         }
         let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: entityId, body: body).encoded(params)

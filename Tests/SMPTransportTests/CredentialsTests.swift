@@ -28,7 +28,7 @@ final class CredentialsTests: XCTestCase {
     func testSaveLoadRoundTripKeepsIdentity() throws {
         let c = try ServerCredentials.generate(commonName: "smp.example.com")
         try c.save(to: directory)
-        for name in ["ca.crt", "ca.key", "server.crt", "server.key"] {
+        for name in ["ca.crt", "ca.key", "server.crt", "server.key", "fingerprint"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/" + name), name)
         }
         let pem = try String(contentsOfFile: directory + "/ca.crt", encoding: .utf8)
@@ -50,6 +50,24 @@ final class CredentialsTests: XCTestCase {
         // Saving over existing files needs consent.
         XCTAssertThrowsError(try c.save(to: directory))
         XCTAssertNoThrow(try c.save(to: directory, overwrite: true))
+    }
+
+    func testEd448CredentialsAndReferenceProfiles() throws {
+        let c = try ServerCredentials.generate(commonName: "smp.example.com", algorithm: .ed448)
+        try c.save(to: directory)
+        let loaded = try ServerCredentials.load(from: directory)
+        XCTAssertEqual(loaded.algorithm, .ed448)
+        XCTAssertEqual(loaded.keyHash, c.keyHash)
+        XCTAssertEqual(c.caCertificate.commonName, "SMP server CA")
+        XCTAssertEqual(c.serverCertificate.commonName, "smp.example.com")
+        XCTAssertTrue(c.caCertificate.isCA)
+        XCTAssertFalse(c.serverCertificate.isCA)
+        XCTAssertEqual(c.serverCertificate.version, 3)
+        XCTAssertTrue(c.serverCertificate.isIssued(by: c.caCertificate))
+        // 999999 days, as `openssl req -days 999999` in the reference's `smp-server init`.
+        let validity = try XCTUnwrap(c.serverCertificate.validity)
+        XCTAssertGreaterThan(validity.notAfter.timeIntervalSince(validity.notBefore), 999_990 * 86400)
+        XCTAssertEqual(try String(contentsOfFile: directory + "/fingerprint", encoding: .utf8), c.fingerprint + "\n")
     }
 
     func testLoadWorksWithCAKeyMovedOffline() throws {

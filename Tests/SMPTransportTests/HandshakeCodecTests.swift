@@ -1,136 +1,158 @@
-import Crypto
 import SMPProtocol
 import SimplexFoundation
 import XCTest
 
 @testable import SMPTransport
 
+/// Fixtures for both hellos and the handshake response at v6, v7, v11, v14, v16 and v18, derived
+/// by hand from the reference encoders (Transport.hs `instance Encoding SMPServerHandshake`,
+/// `SMPClientHandshake`, `SMPServerHandshakeResponse`, `CertChainPubKey`; Crypto.hs `signX509`)
+/// for fixed inputs: our credentials, a fixed session ID and fixed X25519 keys. The same layouts
+/// are checked against simplexmq's own bytes by the smp_transport_handshake.json vectors.
 final class HandshakeCodecTests: XCTestCase {
     let credentials = sharedCredentials
+    let sessionId = [UInt8](repeating: 0x5A, count: 32)
+    let serverKey = try! X25519PrivateKey(rawRepresentation: [UInt8](repeating: 1, count: 32))
+    let clientKey = try! X25519PrivateKey(rawRepresentation: [UInt8](repeating: 2, count: 32))
 
-    func signedKey() throws -> (SignedServerKey, Curve25519.KeyAgreement.PrivateKey) {
-        let session = Curve25519.KeyAgreement.PrivateKey()
-        let signed = try SignedServerKey.sign(
-            sessionKey: session.publicKey,
-            certificate: credentials.serverCertificateDER,
-            signingKey: credentials.serverPrivateKey
-        )
-        return (signed, session)
+    func large(_ b: [UInt8]) -> [UInt8] { [UInt8(b.count >> 8), UInt8(b.count & 0xFF)] + b }
+
+    func signed() throws -> SignedPublicKey {
+        try SignedPublicKey.sign(.x25519(serverKey.publicKey), with: credentials.serverPrivateKey)
     }
 
-    func testServerHelloLayout() throws {
-        let (signed, _) = try signedKey()
-        let sessionId = [UInt8](repeating: 7, count: 32)
-        let hello = SMPServerHandshake(versions: SMPVersion.supported, sessionId: sessionId, serverKey: signed)
-        let bytes = try hello.smpEncoded()
-        let cert = credentials.serverCertificateDER
-        var expected: [UInt8] = [0, 7, 0, 9, 32] + sessionId
-        expected += [UInt8(cert.count >> 8), UInt8(cert.count & 0xFF)] + cert
-        expected += [0, 108] + signed.sessionKey + signed.signature
-        XCTAssertEqual(bytes, expected)
-        XCTAssertEqual(signed.sessionKey.count, 44)
-        XCTAssertEqual(Array(signed.sessionKey.prefix(12)), [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x6E, 0x03, 0x21, 0x00])
-        XCTAssertEqual(signed.signature.count, 64)
-
-        let block = try hello.encodeBlock()
-        XCTAssertEqual(block.count, 16384)
-        XCTAssertEqual(Array(block.prefix(2)), [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)])
-        XCTAssertEqual(try SMPServerHandshake.decode(block: block), hello)
-    }
-
-    func testServerHelloIgnoresExtraBytes() throws {
-        let (signed, _) = try signedKey()
-        let hello = SMPServerHandshake(versions: SMPVersion.supported, sessionId: [1, 2, 3], serverKey: signed)
-        let extended = try hello.smpEncoded() + Array("future fields".utf8)
-        XCTAssertEqual(try SMPServerHandshake.smpDecode(extended), hello)
-        // Below v7 there is no key, and everything after the session ID is ignored.
-        let old = [0, 5, 0, 6, 1, 9] + Array("whatever".utf8)
-        let parsed = try SMPServerHandshake.smpDecode(old)
-        XCTAssertEqual(parsed.versions, SMPVersionRange(min: 5, max: 6))
-        XCTAssertEqual(parsed.sessionId, [9])
-        XCTAssertNil(parsed.serverKey)
-        // v7+ without a key is parsed (the client then refuses it with BAD_AUTH).
-        XCTAssertNil(try SMPServerHandshake.smpDecode([0, 7, 0, 9, 0]).serverKey)
-    }
-
-    func testMalformedServerHellosFail() throws {
-        let (signed, _) = try signedKey()
-        let good = try SMPServerHandshake(versions: SMPVersion.supported, sessionId: [1], serverKey: signed).smpEncoded()
-        let bad: [[UInt8]] = [
-            [],
-            [0, 7],
-            [0, 9, 0, 7, 0],  // min > max
-            [0, 7, 0, 9],  // no session ID
-            [0, 7, 0, 9, 5, 1, 2],  // session ID shorter than its length
-            [0, 7, 0, 9, 0, 1],  // one byte of a length
-            [0, 7, 0, 9, 0, 0, 3, 1, 2, 3, 0, 44] + [UInt8](repeating: 0x30, count: 44),  // no signature
-            [0, 7, 0, 9, 0, 0, 1, 1, 0, 3, 0x30, 0x7F, 0],  // SPKI length beyond data
-            Array(good.dropLast()),
-        ]
-        for b in bad {
-            XCTAssertThrowsError(try SMPServerHandshake.smpDecode(b), "\(b.prefix(16))") { error in
-                XCTAssertTrue(error is DecodingError, "\(error)")
-            }
-        }
-        XCTAssertThrowsError(try SMPServerHandshake.decode(block: [UInt8](repeating: 0, count: 100)))
-        XCTAssertThrowsError(try SMPServerHandshake.decode(block: [UInt8](repeating: 0xFF, count: 16384)))
-        XCTAssertThrowsError(try SMPServerHandshake.decode(block: [UInt8](repeating: 0, count: 16384)))
-    }
-
-    func testClientHelloLayoutAndRoundTrip() throws {
-        let key = Curve25519.KeyAgreement.PrivateKey().publicKey
-        let hello = SMPClientHandshake(version: 9, keyHash: credentials.keyHash, authPubKey: key)
-        let bytes = try hello.smpEncoded()
-        XCTAssertEqual(bytes, [0, 9, 32] + credentials.keyHash + [44] + TransportKeyEncoding.x25519Prefix + Array(key.rawRepresentation))
-        XCTAssertEqual(try SMPClientHandshake.decode(block: hello.encodeBlock()), hello)
-        XCTAssertEqual(try SMPClientHandshake.smpDecode(bytes + [1, 2, 3]), hello)
-        // Without a key.
-        let bare = SMPClientHandshake(version: 8, keyHash: [1, 2], authPubKey: nil)
-        XCTAssertEqual(try bare.smpEncoded(), [0, 8, 2, 1, 2])
-        XCTAssertEqual(try SMPClientHandshake.smpDecode([0, 8, 2, 1, 2]), bare)
-        // Before v7 the key is neither sent nor read.
-        let v6 = SMPClientHandshake(version: 6, keyHash: [1], authPubKey: key)
-        XCTAssertEqual(try v6.smpEncoded(), [0, 6, 1, 1])
-        XCTAssertNil(try SMPClientHandshake.smpDecode([0, 6, 1, 1, 44, 0]).authPubKey)
-    }
-
-    func testMalformedClientHellosFail() {
-        let bad: [[UInt8]] = [
-            [],
-            [0],
-            [0, 9],
-            [0, 9, 32, 1],
-            [0, 9, 1, 1, 44] + [UInt8](repeating: 0, count: 44),  // not an X25519 SPKI
-            [0, 9, 1, 1, 3, 1, 2, 3],
-            [0, 9, 1, 1, 50],
-        ]
-        for b in bad {
-            XCTAssertThrowsError(try SMPClientHandshake.smpDecode(b), "\(b.prefix(8))") { error in
-                XCTAssertTrue(error is DecodingError, "\(error)")
-            }
+    func testSignedKeyIsX509SignedExact() throws {
+        let s = try signed()
+        let spki = serverKey.publicKey.x509Encoded
+        // SEQUENCE { SEQUENCE { SPKI }, AlgorithmIdentifier Ed25519, BIT STRING (0 unused bits) sig }
+        let tbs = [0x30, 0x2C] + spki
+        XCTAssertEqual(s.signedData, tbs)
+        XCTAssertEqual(s.der, [0x30, 0x78] + tbs + [0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x41, 0x00] + s.signature)
+        XCTAssertEqual(s.verify(with: credentials.serverPrivateKey.publicKey), .x25519(serverKey.publicKey))
+        XCTAssertNil(s.verify(with: try ServerCredentials.generate(commonName: "x").serverPrivateKey.publicKey))
+        // Ed448: 114-byte signature, long-form lengths.
+        let ed448 = AnyPrivateKey.generate(.ed448)
+        let s448 = try SignedPublicKey.sign(.x25519(serverKey.publicKey), with: ed448)
+        // 46 (SEQUENCE { SPKI }) + 7 (AlgorithmIdentifier) + 117 (BIT STRING) = 170 content bytes.
+        XCTAssertEqual(Array(s448.der.prefix(3)), [0x30, 0x81, 0xAA])
+        XCTAssertEqual(s448.signature.count, 114)
+        XCTAssertEqual(s448.verify(with: ed448.publicKey), .x25519(serverKey.publicKey))
+        XCTAssertEqual(try SignedPublicKey(der: s448.der), s448)
+        var bad = s.der
+        bad[bad.count - 1] ^= 1
+        XCTAssertNil(try SignedPublicKey(der: bad).verify(with: credentials.serverPrivateKey.publicKey))
+        for junk in [[], [0x30], Array(s.der.dropLast()), s.der + [0]] as [[UInt8]] {
+            XCTAssertThrowsError(try SignedPublicKey(der: junk))
         }
     }
 
-    func testSignedKeyVerifiesOnlyWithItsCertificate() throws {
-        let (signed, session) = try signedKey()
-        let key = try signed.verify(expectedCertificate: credentials.serverCertificateDER)
-        XCTAssertEqual(key.rawRepresentation, session.publicKey.rawRepresentation)
+    func testServerHelloAtEachVersion() throws {
+        let s = try signed()
+        let key = CertChainPubKey(chain: credentials.chain, signedKey: s)
+        let keyBytes = [2] + large(credentials.serverCertificateDER) + large(credentials.caCertificateDER) + large(s.der)
+        for max: UInt16 in [6, 7, 11, 14, 16, 18] {
+            let hello = SMPServerHandshake(versions: SMPVersionRange(min: 6, max: max)!, sessionId: sessionId, authPubKey: key)
+            var expected: [UInt8] = [0, 6, 0, UInt8(max), 32] + sessionId
+            if max >= 7 { expected += keyBytes }
+            XCTAssertEqual(try hello.smpEncoded(), expected, "v\(max)")
+            let parsed = try SMPServerHandshake.smpDecode(expected)
+            XCTAssertEqual(parsed.authPubKey, max >= 7 ? key : nil)
+            // Trailing bytes are ignored (room for future fields).
+            XCTAssertEqual(try SMPServerHandshake.smpDecode(expected + Array("future".utf8)), parsed)
+        }
+        // From v7 a key that does not parse counts as absent.
+        XCTAssertNil(try SMPServerHandshake.smpDecode([0, 6, 0, 18, 1, 9, 0, 1, 2]).authPubKey)
+        XCTAssertNil(try SMPServerHandshake.smpDecode([0, 6, 0, 18, 1, 9]).authPubKey)
+        for bad: [UInt8] in [[], [0, 6], [0, 9, 0, 7, 0], [0, 6, 0, 18], [0, 6, 0, 18, 5, 1]] {
+            XCTAssertThrowsError(try SMPServerHandshake.smpDecode(bad), "\(bad)")
+        }
+    }
 
+    func testClientHelloAtEachVersion() throws {
+        let k = credentials.keyHash
+        let spki = clientKey.publicKey.x509Encoded
+        let cases: [(UInt16, Bool, [UInt8])] = [
+            (6, false, [0, 6, 32] + k),
+            (7, false, [0, 7, 32] + k + [44] + spki),
+            (11, false, [0, 11, 32] + k + [44] + spki),
+            (14, true, [0, 14, 32] + k + [44] + spki + Array("T".utf8)),
+            (16, false, [0, 16, 32] + k + [44] + spki + Array("F0".utf8)),
+            (18, true, [0, 18, 32] + k + [44] + spki + Array("T0".utf8)),
+        ]
+        for (v, proxy, expected) in cases {
+            let hello = SMPClientHandshake(version: v, keyHash: k, authPubKey: clientKey.publicKey, proxyServer: proxy)
+            XCTAssertEqual(try hello.smpEncoded(), expected, "v\(v)")
+            let parsed = try SMPClientHandshake.smpDecode(expected)
+            XCTAssertEqual(parsed.version, v)
+            XCTAssertEqual(parsed.authPubKey, v >= 7 ? clientKey.publicKey : nil)
+            XCTAssertEqual(parsed.proxyServer, v >= 14 ? proxy : false)
+            XCTAssertEqual(try SMPClientHandshake.smpDecode(expected + [1, 2, 3]), parsed)
+        }
+        // v16+ with a service: '1' role CertChainPubKey.
+        let serviceKey = try SignedPublicKey.sign(.ed25519(Ed25519PrivateKey().publicKey), with: credentials.serverPrivateKey)
+        let service = SMPClientHandshakeService(role: .notifier, certKey: CertChainPubKey(chain: credentials.chain, signedKey: serviceKey))
+        let withService = SMPClientHandshake(version: 16, keyHash: k, authPubKey: nil, clientService: service)
+        let bytes = try withService.smpEncoded()
+        XCTAssertEqual(bytes, [0, 16, 32] + k + Array("F1N".utf8) + [2] + large(credentials.serverCertificateDER)
+                       + large(credentials.caCertificateDER) + large(serviceKey.der))
+        XCTAssertEqual(try SMPClientHandshake.smpDecode(bytes), withService)
+    }
+
+    func testHandshakeResponses() throws {
+        let id = [UInt8](repeating: 3, count: 24)
+        XCTAssertEqual(try SMPServerHandshakeResponse.serviceId(id).smpEncoded(), Array("R".utf8) + [24] + id)
+        XCTAssertEqual(try SMPServerHandshakeResponse.error(.handshake(.badService)).smpEncoded(), Array("EHANDSHAKE BAD_SERVICE".utf8))
+        XCTAssertEqual(try SMPServerHandshakeResponse.error(.version).smpEncoded(), Array("EVERSION".utf8))
+        XCTAssertEqual(try SMPServerHandshakeResponse.smpDecode(Array("EHANDSHAKE BAD_AUTH".utf8)), .error(.handshake(.badAuth)))
+        XCTAssertThrowsError(try SMPServerHandshakeResponse.smpDecode(Array("X".utf8)))
+    }
+
+    func testHandshakeBlocks() throws {
+        let hello = SMPClientHandshake(version: 18, keyHash: credentials.keyHash, authPubKey: nil)
+        let block = try HandshakeBlock.encode(hello)
+        XCTAssertEqual(block.count, TransportBlock.size)
+        XCTAssertEqual(try HandshakeBlock.decode(SMPClientHandshake.self, block: block), hello)
+        // Bad padding is LARGE_MSG (tGetBlock), a bad message HANDSHAKE PARSE.
+        XCTAssertThrowsError(try HandshakeBlock.decode(SMPClientHandshake.self, block: [UInt8](repeating: 0xFF, count: 16384))) {
+            XCTAssertEqual($0 as? TransportError, .largeMessage)
+        }
+        XCTAssertThrowsError(try HandshakeBlock.decode(SMPClientHandshake.self, block: try Padding.pad([0], to: 16384))) {
+            XCTAssertEqual($0 as? TransportError, .handshake(.parse))
+        }
+    }
+
+    func testServerSessionKeyChecks() throws {
+        let key = CertChainPubKey(chain: credentials.chain, signedKey: try signed())
+        XCTAssertEqual(try SMPHandshakeRules.serverSessionKey(key, keyHash: credentials.keyHash, tlsChain: credentials.chain),
+                       serverKey.publicKey)
         let other = try ServerCredentials.generate(commonName: "other")
-        XCTAssertThrowsError(try signed.verify(expectedCertificate: other.serverCertificateDER)) {
-            XCTAssertEqual($0 as? TransportError, .handshake(.badAuth))
+        // Another identity, another TLS leaf, a chain of one: BAD_AUTH.
+        for (k, hash, tls) in [(key, other.keyHash, credentials.chain),
+                               (key, credentials.keyHash, other.chain),
+                               (CertChainPubKey(chain: [credentials.serverCertificateDER], signedKey: key.signedKey), credentials.keyHash, credentials.chain)] {
+            XCTAssertThrowsError(try SMPHandshakeRules.serverSessionKey(k, keyHash: hash, tlsChain: tls)) {
+                XCTAssertEqual($0 as? TransportError, .handshake(.badAuth))
+            }
         }
-        var tampered = signed
-        tampered.signature[0] ^= 1
-        XCTAssertThrowsError(try tampered.verify(expectedCertificate: credentials.serverCertificateDER)) {
-            XCTAssertEqual($0 as? TransportError, .handshake(.badAuth))
+    }
+
+    func testEncryptedBlockRoundTripAndChains() throws {
+        let dh = try serverKey.sharedSecret(with: clientKey.publicKey)
+        var server = try EncryptedBlock.chainKeys(sessionId: sessionId, dhSecret: dh, isServer: true)
+        var client = try EncryptedBlock.chainKeys(sessionId: sessionId, dhSecret: dh, isServer: false)
+        XCTAssertEqual(server.send, client.receive)
+        XCTAssertEqual(server.receive, client.send)
+        for message in [Array("one".utf8), [UInt8](repeating: 9, count: EncryptedBlock.maxPayload), []] {
+            let block = try EncryptedBlock.seal(message, chain: &client.send)
+            XCTAssertEqual(block.count, 16384)
+            XCTAssertEqual(try EncryptedBlock.open(block, chain: &server.receive), message)
         }
-        // Signed by another key but presented with our certificate.
-        var forged = try SignedServerKey.sign(
-            sessionKey: session.publicKey, certificate: credentials.serverCertificateDER, signingKey: other.serverPrivateKey
-        )
-        XCTAssertThrowsError(try forged.verify(expectedCertificate: credentials.serverCertificateDER))
-        forged.certificate = [1, 2, 3]
-        XCTAssertThrowsError(try forged.verify(expectedCertificate: [1, 2, 3]))
+        XCTAssertThrowsError(try EncryptedBlock.seal([UInt8](repeating: 0, count: EncryptedBlock.maxPayload + 1), chain: &client.send))
+        // Out of step (a replayed block) does not open.
+        let b1 = try EncryptedBlock.seal([1], chain: &server.send)
+        XCTAssertEqual(try EncryptedBlock.open(b1, chain: &client.receive), [1])
+        XCTAssertThrowsError(try EncryptedBlock.open(b1, chain: &client.receive)) {
+            XCTAssertEqual($0 as? TransportError, .largeMessage)
+        }
     }
 }

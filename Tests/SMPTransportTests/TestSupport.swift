@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
 import SMPProtocol
 import SimplexFoundation
 import XCTest
@@ -73,9 +72,10 @@ func assertEventually(
     XCTAssertTrue(ok, "condition not met within \(seconds) s", file: file, line: line)
 }
 
-/// A block of 16384 bytes filled with `byte`.
+/// A padded block of 16384 bytes whose payload is 100 copies of `byte` (upper layers only ever
+/// write padded blocks; from v11 the transport re-pads them inside the encryption).
 func block(_ byte: UInt8) -> ByteBuffer {
-    ByteBuffer(bytes: [UInt8](repeating: byte, count: TransportBlock.size))
+    ByteBuffer(bytes: try! Padding.pad([UInt8](repeating: byte, count: 100), to: TransportBlock.size))
 }
 
 /// A plain TCP connection to the server, wrapped for async reads and writes of raw bytes.
@@ -88,28 +88,59 @@ func rawTCP(port: Int, group: any EventLoopGroup) async throws -> NIOAsyncChanne
 }
 
 /// A TLS connection with block framing but no SMP handshake handler and no certificate checks,
-/// to act as a misbehaving client.
+/// to act as a misbehaving client. `events` receives the TLS handshake outcome.
 func rawTLS(
     port: Int,
     group: any EventLoopGroup,
-    alpn: [String] = [SMPTLS.alpn],
-    configure: (inout TLSConfiguration) -> Void = { _ in }
+    configure: (inout TLSConfiguration) -> Void = { _ in },
+    events: TLSEventLog? = nil
 ) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-    var config = SMPTLS.clientConfiguration()
-    config.applicationProtocols = alpn
+    var config = TLSConfiguration.smp
     configure(&config)
-    let context = try NIOSSLContext(configuration: config)
+    let context = try TLSContext(clientConfiguration: config)
     return try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port) { channel in
         channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
-            try sync.addHandler(
-                NIOSSLClientHandler(context: context, serverHostname: nil) { _, promise in promise.succeed(.certificateVerified) }
-            )
+            try sync.addHandler(TLSHandler(context: context, verifier: { _ in true }))
+            if let events { try sync.addHandler(TLSEventRecorder(log: events)) }
             try sync.addHandler(SMPBlockDecoder.handler())
             try sync.addHandler(SMPBlockEncoder())
             return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
     }
+}
+
+/// TLS outcomes seen by a raw client.
+final class TLSEventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _completed: [TLSHandshakeCompleted] = []
+    private var _errors: [String] = []
+    var completed: [TLSHandshakeCompleted] { lock.withLock { _completed } }
+    var errors: [String] { lock.withLock { _errors } }
+    func record(_ c: TLSHandshakeCompleted) { lock.withLock { _completed.append(c) } }
+    func record(error: String) { lock.withLock { _errors.append(error) } }
+}
+
+final class TLSEventRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    let log: TLSEventLog
+    init(log: TLSEventLog) { self.log = log }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let c = event as? TLSHandshakeCompleted { log.record(c) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        log.record(error: "\(error)")
+        context.fireErrorCaught(error)
+    }
+}
+
+/// The 16384-byte block of a handshake message.
+func handshakeBlock(_ m: some SMPEncodable) throws -> ByteBuffer {
+    ByteBuffer(bytes: try HandshakeBlock.encode(m))
 }
 
 /// Reads (and drops) until the peer closes; true if that happened within `seconds`

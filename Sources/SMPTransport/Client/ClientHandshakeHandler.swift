@@ -1,28 +1,28 @@
 import Crypto
 import NIOCore
-import NIOSSL
-import NIOTLS
 import SMPProtocol
 import SimplexFoundation
 
-/// Runs the client side of the SMP transport handshake once TLS completes: reads the server
-/// hello, picks the version, verifies the signed session key against the pinned chain, answers
-/// with the client hello, and then either installs the caller's handler or just leaves the
-/// pipeline. The outcome completes `promise`; it is always completed, whatever happens.
+/// The client side of the SMP transport handshake (`smpClientHandshake`), run once TLS completes:
+/// reads the server hello, checks the session ID against its own tls-unique, picks the highest
+/// common version, verifies the signed session key against the pinned chain, answers with the
+/// client hello, switches on block encryption from v11, and then installs the caller's handler
+/// (or just leaves the pipeline). `promise` is always completed.
 final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private enum State {
         case awaitingTLS
-        case awaitingServerHello
+        case awaitingServerHello(TLSHandshakeCompleted)
         case finished
     }
 
     private let keyHash: [UInt8]
     private let versions: SMPVersionRange
+    private let proxyServer: Bool
     private let deadline: NIODeadline
-    private let record: ChainVerificationRecord
+    private let check: ChainCheck
     private let promise: EventLoopPromise<SMPClientSession>
     private let makeHandler: (@Sendable (SMPClientSession) -> any ChannelHandler)?
     private var state = State.awaitingTLS
@@ -31,15 +31,17 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     init(
         keyHash: [UInt8],
         versions: SMPVersionRange,
+        proxyServer: Bool,
         deadline: NIODeadline,
-        record: ChainVerificationRecord,
+        check: ChainCheck,
         promise: EventLoopPromise<SMPClientSession>,
         makeHandler: (@Sendable (SMPClientSession) -> any ChannelHandler)?
     ) {
         self.keyHash = keyHash
         self.versions = versions
+        self.proxyServer = proxyServer
         self.deadline = deadline
-        self.record = record
+        self.check = check
         self.promise = promise
         self.makeHandler = makeHandler
     }
@@ -59,15 +61,11 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard case .awaitingTLS = state, let tls = event as? TLSUserEvent, case .handshakeCompleted(let alpn) = tls else {
+        guard case .awaitingTLS = state, let tls = event as? TLSHandshakeCompleted else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        guard alpn == SMPTLS.alpn else {
-            fail(context: context, .transport(.version))
-            return
-        }
-        state = .awaitingServerHello
+        state = .awaitingServerHello(tls)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -76,58 +74,68 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             context.fireChannelRead(data)
         case .awaitingTLS:
             fail(context: context, .transport(.handshake(.parse)))
-        case .awaitingServerHello:
+        case .awaitingServerHello(let tls):
             do {
-                let session = try answer(context: context, block: unwrapInboundIn(data))
-                complete(context: context, session)
+                let (session, cipher) = try answer(context: context, tls: tls, block: unwrapInboundIn(data))
+                complete(context: context, session, cipher: cipher)
             } catch {
-                fail(context: context, error)
+                fail(context: context, .transport(error))
             }
         }
     }
 
-    /// Checks the server hello and sends the client hello.
-    private func answer(context: ChannelHandlerContext, block: ByteBuffer) throws(SMPTransportClientError) -> SMPClientSession {
-        guard let hello = try? SMPServerHandshake.decode(block: block.readableBytesView) else {
-            throw .transport(.handshake(.parse))
-        }
-        guard let version = hello.versions.compatible(with: versions), version >= SMPVersion.authCommands else {
-            throw .transport(.version)
-        }
-        guard let signed = hello.serverKey, let chain = record.verified else { throw .transport(.handshake(.badAuth)) }
-        let serverSessionKey: Curve25519.KeyAgreement.PublicKey
-        do {
-            serverSessionKey = try signed.verify(expectedCertificate: chain.onlineCertificate)
-        } catch {
-            throw .transport(error)
+    private func answer(context: ChannelHandlerContext, tls: TLSHandshakeCompleted, block: ByteBuffer)
+        throws(TransportError) -> (SMPClientSession, SMPBlockCipher?) {
+        let hello = try HandshakeBlock.decode(SMPServerHandshake.self, block: block.readableBytesView)
+        guard hello.sessionId == tls.tlsUnique else { throw .session }
+        guard let version = SMPHandshakeRules.clientVersion(client: versions, server: hello.versions, proxyServer: proxyServer)
+        else { throw .version }
+        var serverKey: Curve25519.KeyAgreement.PublicKey?
+        if let key = hello.authPubKey {
+            let x = try SMPHandshakeRules.serverSessionKey(key, keyHash: keyHash, tlsChain: tls.peerCertificates)
+            serverKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: x.rawRepresentation)
+            if serverKey == nil { throw .handshake(.badAuth) }
         }
         let clientKey = Curve25519.KeyAgreement.PrivateKey()
-        let reply = SMPClientHandshake(version: version, keyHash: keyHash, authPubKey: clientKey.publicKey)
-        guard let bytes = try? reply.encodeBlock() else { throw .transport(.largeMessage) }
+        let clientPub = try? X25519PublicKey(rawRepresentation: Array(clientKey.publicKey.rawRepresentation))
+        let reply = SMPClientHandshake(version: version, keyHash: keyHash, authPubKey: clientPub, proxyServer: proxyServer)
+        guard let bytes = try? HandshakeBlock.encode(reply) else { throw .largeMessage }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
-        return SMPClientSession(
+        var cipher: SMPBlockCipher?
+        if SMPHandshakeRules.blockEncryption(version: version, proxyServer: proxyServer, keysPresent: serverKey != nil), let serverKey {
+            guard let secret = try? clientKey.sharedSecretFromKeyAgreement(with: serverKey),
+                  let keys = try? EncryptedBlock.chainKeys(sessionId: hello.sessionId,
+                                                           dhSecret: secret.withUnsafeBytes { Array($0) }, isServer: false)
+            else { throw .handshake(.badAuth) }
+            cipher = SMPBlockCipher(send: keys.send, receive: keys.receive)
+        }
+        let session = SMPClientSession(
             version: version,
             serverVersions: hello.versions,
             sessionId: hello.sessionId,
             keyHash: keyHash,
-            serverSessionKey: serverSessionKey,
+            serverSessionKey: serverKey,
             clientSessionKey: clientKey,
-            serverCertificate: chain.onlineCertificate
+            serverCertificate: tls.peerCertificates.first ?? [],
+            proxyServer: proxyServer,
+            blockEncryption: cipher != nil,
+            alpn: tls.alpn
         )
+        return (session, cipher)
     }
 
-    private func complete(context: ChannelHandlerContext, _ session: SMPClientSession) {
+    private func complete(context: ChannelHandlerContext, _ session: SMPClientSession, cipher: SMPBlockCipher?) {
         state = .finished
         timer?.cancel()
         timer = nil
-        if let makeHandler {
-            do {
-                try context.pipeline.syncOperations.addHandler(makeHandler(session), position: .after(self))
-            } catch {
-                promise.fail(SMPTransportClientError.network("cannot install session handler: \(error)"))
-                context.close(promise: nil)
-                return
-            }
+        do {
+            let sync = context.pipeline.syncOperations
+            if let cipher { try sync.addHandler(cipher, position: .before(self)) }
+            if let makeHandler { try sync.addHandler(makeHandler(session), position: .after(self)) }
+        } catch {
+            promise.fail(SMPTransportClientError.network("cannot install session handler: \(error)"))
+            context.close(promise: nil)
+            return
         }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         promise.succeed(session)
@@ -138,7 +146,7 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             context.fireErrorCaught(error)
             return
         }
-        if let chainError = record.transportError {
+        if let chainError = check.transportError {
             fail(context: context, .transport(chainError))
         } else {
             fail(context: context, .tls(String(describing: error)))
@@ -150,7 +158,7 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             context.fireChannelInactive()
             return
         }
-        if let chainError = record.transportError {
+        if let chainError = check.transportError {
             fail(context: context, .transport(chainError))
         } else {
             fail(context: context, .network("connection closed during handshake"))

@@ -1,10 +1,9 @@
 import NIOCore
 import NIOPosix
-import NIOSSL
 import SMPProtocol
 
-/// The connecting side of SMP transport: TCP, TLS pinned to the server identity, block framing
-/// and the client handshake.
+/// The connecting side of SMP transport: TCP, TLS (OpenSSL, the reference's parameters) pinned to
+/// the server identity, block framing, the client handshake and, from v11, block encryption.
 ///
 /// Seam for the client module: the returned channel's pipeline is
 /// `[TLS, block decoder, block encoder]`; add the upper handler at the end. It reads `ByteBuffer`
@@ -19,10 +18,13 @@ public enum SMPTransportClient {
         port: Int = SMPServerAddress.defaultPort,
         keyHash: [UInt8],
         versions: SMPVersionRange = SMPVersion.supported,
+        proxyServer: Bool = false,
+        tls: TLSConfiguration = .smp,
         group: any EventLoopGroup,
         timeout: TimeAmount = .seconds(15)
     ) async throws(SMPTransportClientError) -> (any Channel, SMPClientSession) {
-        try await run(host: host, port: port, keyHash: keyHash, versions: versions, group: group, timeout: timeout, makeHandler: nil)
+        try await run(host: host, port: port, keyHash: keyHash, versions: versions, proxyServer: proxyServer, tls: tls,
+                      group: group, timeout: timeout, makeHandler: nil)
     }
 
     /// Connects, completes the handshake and installs `handler(session)` as the last handler.
@@ -31,11 +33,14 @@ public enum SMPTransportClient {
         port: Int = SMPServerAddress.defaultPort,
         keyHash: [UInt8],
         versions: SMPVersionRange = SMPVersion.supported,
+        proxyServer: Bool = false,
+        tls: TLSConfiguration = .smp,
         group: any EventLoopGroup,
         timeout: TimeAmount = .seconds(15),
         handler: @escaping @Sendable (SMPClientSession) -> any ChannelHandler
     ) async throws(SMPTransportClientError) -> (any Channel, SMPClientSession) {
-        try await run(host: host, port: port, keyHash: keyHash, versions: versions, group: group, timeout: timeout, makeHandler: handler)
+        try await run(host: host, port: port, keyHash: keyHash, versions: versions, proxyServer: proxyServer, tls: tls,
+                      group: group, timeout: timeout, makeHandler: handler)
     }
 
     /// Connects to a server address, trying its hosts in order; the last failure is thrown.
@@ -61,6 +66,14 @@ public enum SMPTransportClient {
         throw lastError
     }
 
+    /// The SMP client context is made once and shared; other configurations (tests) get their own.
+    private static let defaultContext: TLSContext? = try? TLSContext(clientConfiguration: .smp)
+
+    private static func context(for tls: TLSConfiguration) throws(TLSError) -> TLSContext {
+        if tls == .smp, let defaultContext { return defaultContext }
+        return try TLSContext(clientConfiguration: tls)
+    }
+
     private static func unbracketed(_ host: String) -> String {
         host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
@@ -70,13 +83,15 @@ public enum SMPTransportClient {
         port: Int,
         keyHash: [UInt8],
         versions: SMPVersionRange,
+        proxyServer: Bool,
+        tls: TLSConfiguration,
         group: any EventLoopGroup,
         timeout: TimeAmount,
         makeHandler: (@Sendable (SMPClientSession) -> any ChannelHandler)?
     ) async throws(SMPTransportClientError) -> (any Channel, SMPClientSession) {
-        let sslContext: NIOSSLContext
+        let tlsContext: TLSContext
         do {
-            sslContext = try NIOSSLContext(configuration: SMPTLS.clientConfiguration())
+            tlsContext = try context(for: tls)
         } catch {
             throw .tls(String(describing: error))
         }
@@ -92,19 +107,17 @@ public enum SMPTransportClient {
             (channel, handshake) = try await bootstrap.connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let promise = channel.eventLoop.makePromise(of: SMPClientSession.self)
-                    let record = ChainVerificationRecord()
+                    let check = ChainCheck(verifier: verifier)
                     let sync = channel.pipeline.syncOperations
                     do {
-                        // No SNI: the server is identified by its fingerprint, and SNI would leak the name.
-                        try sync.addHandler(
-                            NIOSSLClientHandler(context: sslContext, serverHostname: nil, customVerificationCallback: record.callback(verifier: verifier))
-                        )
+                        // No SNI (as the reference's SMP client): the server is identified by its fingerprint.
+                        try sync.addHandler(TLSHandler(context: tlsContext, verifier: { check.verify($0) }))
                         try sync.addHandler(SMPBlockDecoder.handler())
                         try sync.addHandler(SMPBlockEncoder())
                         try sync.addHandler(
                             ClientHandshakeHandler(
-                                keyHash: keyHash, versions: versions, deadline: deadline,
-                                record: record, promise: promise, makeHandler: makeHandler
+                                keyHash: keyHash, versions: versions, proxyServer: proxyServer, deadline: deadline,
+                                check: check, promise: promise, makeHandler: makeHandler
                             )
                         )
                     } catch {

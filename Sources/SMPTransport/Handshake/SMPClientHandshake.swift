@@ -1,59 +1,70 @@
-import Crypto
 import SMPProtocol
 import SimplexFoundation
 
-/// `clientHello`, the client's answer to the server hello, as simplexmq sends it:
-/// `smpVersion(word16) keyHash(shortString) [authPubKey(shortString x509)] ignoredPart`.
-/// The key hash lets the server refuse clients that expect another identity; the auth key is
-/// sent from v7 (an X25519 key for a session secret, used by proxying servers).
-public struct SMPClientHandshake: Sendable, Equatable, SMPEncodable, SMPDecodable {
+/// simplexmq `SMPClientHandshake`, the client's answer to the server hello:
+/// `smpVersion(Word16) keyHash(shortString) [v>=7: authPubKey] [v>=14: proxyServer T/F]
+/// [v>=16: clientService Maybe]`.
+public struct SMPClientHandshake: Sendable, Hashable, SMPEncodable, SMPDecodable {
     /// The version the client chose from the server's range.
     public var version: UInt16
     /// The server identity (CA certificate fingerprint) the client expects.
     public var keyHash: [UInt8]
-    /// The client's per-connection X25519 key; only encoded from v7.
-    public var authPubKey: Curve25519.KeyAgreement.PublicKey?
+    /// The client's per-connection X25519 key (for the session secret and v11 blocks).
+    public var authPubKey: X25519PublicKey?
+    /// The client is an SMP proxy: no block encryption (it already encrypts forwarded traffic).
+    public var proxyServer: Bool
+    /// A service certificate and key (high-volume services); not used by this client.
+    public var clientService: SMPClientHandshakeService?
 
-    public init(version: UInt16, keyHash: [UInt8], authPubKey: Curve25519.KeyAgreement.PublicKey?) {
+    public init(version: UInt16, keyHash: [UInt8], authPubKey: X25519PublicKey?, proxyServer: Bool = false,
+                clientService: SMPClientHandshakeService? = nil) {
         self.version = version
         self.keyHash = keyHash
         self.authPubKey = authPubKey
+        self.proxyServer = proxyServer
+        self.clientService = clientService
     }
 
     public func encode(into e: inout SMPEncoder) throws {
         e.word16(version)
         try e.shortString(keyHash)
-        if version >= SMPVersion.authCommands, let authPubKey {
-            try e.shortString(TransportKeyEncoding.encodeX25519(authPubKey))
+        if version >= SMPTransportVersion.authCommands, let authPubKey {
+            try e.shortString(authPubKey.x509Encoded)
+        }
+        if version >= SMPTransportVersion.proxyServerHandshake { e.bool(proxyServer) }
+        if version >= SMPTransportVersion.serviceCerts {
+            if let clientService {
+                e.byte(UInt8(ascii: "1"))
+                try clientService.encode(into: &e)
+            } else {
+                e.byte(UInt8(ascii: "0"))
+            }
         }
     }
 
-    /// Parses a hello and ignores whatever follows the known fields (the spec's `ignoredPart`).
-    /// A present but invalid key is a `DecodingError`.
+    /// As the reference's parser: the v7 key is optional (one that does not parse counts as
+    /// absent, and parsing goes on from where it started); the later fields are required at their
+    /// versions; whatever follows is ignored.
     public init(from d: inout SMPDecoder) throws {
         version = try d.word16()
         keyHash = try d.shortString()
-        if version >= SMPVersion.authCommands, !d.isAtEnd {
-            authPubKey = try TransportKeyEncoding.decodeX25519(d.shortString())
-        } else {
-            authPubKey = nil
+        authPubKey = nil
+        if version >= SMPTransportVersion.authCommands {
+            var attempt = d
+            if let der = try? attempt.shortString(), let key = try? X25519PublicKey(x509Encoded: der) {
+                authPubKey = key
+                d = attempt
+            }
+        }
+        proxyServer = try version >= SMPTransportVersion.proxyServerHandshake ? d.bool() : false
+        clientService = nil
+        if version >= SMPTransportVersion.serviceCerts {
+            switch try d.byte() {
+            case UInt8(ascii: "0"): clientService = nil
+            case UInt8(ascii: "1"): clientService = try SMPClientHandshakeService(from: &d)
+            default: throw DecodingError.invalid("bad Maybe tag")
+            }
         }
         _ = d.rest()
-    }
-
-    /// The 16384-byte `paddedClientHello` block.
-    public func encodeBlock() throws -> [UInt8] {
-        try Padding.pad(smpEncoded(), to: TransportBlock.size)
-    }
-
-    /// Parses a `paddedClientHello` block; any malformation is a `DecodingError`.
-    public static func decode<C: Collection>(block: C) throws -> SMPClientHandshake where C.Element == UInt8, C.Index == Int {
-        guard block.count == TransportBlock.size else { throw DecodingError.invalid("block of \(block.count) bytes") }
-        return try smpDecode(Padding.unpad(block))
-    }
-
-    public static func == (a: SMPClientHandshake, b: SMPClientHandshake) -> Bool {
-        a.version == b.version && a.keyHash == b.keyHash
-            && a.authPubKey?.rawRepresentation == b.authPubKey?.rawRepresentation
     }
 }

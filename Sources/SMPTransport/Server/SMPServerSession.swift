@@ -9,7 +9,7 @@ public struct SMPServerSession: Sendable {
     public let version: UInt16
     /// The range the server offered.
     public let serverVersions: SMPVersionRange
-    /// The session identifier both sides include in authorized transmission bodies.
+    /// tls-unique: the client's TLS Finished; both sides include it in authorized transmission bodies.
     public let sessionId: [UInt8]
     /// The server's per-connection X25519 key; DH with a queue's client key gives the secret
     /// that checks DH authenticators (the spec's "server session key").
@@ -18,6 +18,13 @@ public struct SMPServerSession: Sendable {
     public let clientAuthPubKey: Curve25519.KeyAgreement.PublicKey?
     /// The peer's address, for logs and limits.
     public let remoteAddress: SocketAddress?
+    /// The client said it is an SMP proxy (v14+): blocks are not encrypted.
+    public let proxyServer: Bool
+    /// Blocks are encrypted from here on (v11+, not a proxy, the client sent its key); the
+    /// transport does it, the upper layer still sees plain padded blocks.
+    public let blockEncryption: Bool
+    /// The negotiated ALPN name (nil: the legacy v6 range was offered).
+    public let alpn: String?
 
     public init(
         version: UInt16,
@@ -25,7 +32,10 @@ public struct SMPServerSession: Sendable {
         sessionId: [UInt8],
         serverSessionKey: Curve25519.KeyAgreement.PrivateKey,
         clientAuthPubKey: Curve25519.KeyAgreement.PublicKey?,
-        remoteAddress: SocketAddress?
+        remoteAddress: SocketAddress?,
+        proxyServer: Bool = false,
+        blockEncryption: Bool = false,
+        alpn: String? = TLSConfiguration.smpALPN
     ) {
         self.version = version
         self.serverVersions = serverVersions
@@ -33,5 +43,8 @@ public struct SMPServerSession: Sendable {
         self.serverSessionKey = serverSessionKey
         self.clientAuthPubKey = clientAuthPubKey
         self.remoteAddress = remoteAddress
+        self.proxyServer = proxyServer
+        self.blockEncryption = blockEncryption
+        self.alpn = alpn
     }
 }

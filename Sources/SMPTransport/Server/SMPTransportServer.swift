@@ -1,11 +1,11 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
 import SMPProtocol
 
 /// The listening side of SMP transport: accepts TCP connections, runs TLS, block framing and the
-/// server handshake, and then hands each connection to the upper layer's handler.
+/// server handshake, and then hands each connection to the upper layer's handler. From v11 the
+/// transport also encrypts blocks, invisibly to the handler.
 ///
 /// Seam for the server module: `handler` is called on the connection's event loop once the
 /// handshake is done; the handler it returns is added to the pipeline right after the framing
@@ -15,8 +15,11 @@ import SMPProtocol
 public final class SMPTransportServer: Sendable {
     /// Tunables of the listener.
     public struct Configuration: Sendable {
-        /// Versions offered in the server hello.
+        /// Versions offered in the server hello to clients that agree ALPN "smp/1" (others get
+        /// the legacy range 6-6).
         public var versions: SMPVersionRange
+        /// TLS parameters (the reference's by default; tests change them).
+        public var tls: TLSConfiguration
         /// Time from accept until the SMP handshake must be complete (TLS included).
         public var handshakeTimeout: TimeAmount
         /// Listen backlog.
@@ -28,12 +31,14 @@ public final class SMPTransportServer: Sendable {
 
         public init(
             versions: SMPVersionRange = SMPVersion.supported,
+            tls: TLSConfiguration = .smp,
             handshakeTimeout: TimeAmount = .seconds(15),
             backlog: Int32 = 256,
             maximumBufferSize: Int = SMPBlockDecoder.defaultMaximumBufferSize,
             onHandshakeFailure: (@Sendable (SMPServerHandshakeFailure, SocketAddress?) -> Void)? = nil
         ) {
             self.versions = versions
+            self.tls = tls
             self.handshakeTimeout = handshakeTimeout
             self.backlog = backlog
             self.maximumBufferSize = maximumBufferSize
@@ -67,7 +72,8 @@ public final class SMPTransportServer: Sendable {
         group: any EventLoopGroup,
         handler: @escaping @Sendable (SMPServerSession) -> any ChannelHandler
     ) async throws -> SMPTransportServer {
-        let sslContext = try NIOSSLContext(configuration: SMPTLS.serverConfiguration(credentials: credentials))
+        let tlsContext = try TLSContext(serverChain: credentials.chain, privateKeyPKCS8: credentials.serverPrivateKey.pkcs8Encoded,
+                                        configuration: configuration.tls)
         let connections = ConnectionRegistry()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -78,7 +84,7 @@ public final class SMPTransportServer: Sendable {
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+                    try sync.addHandler(TLSHandler(context: tlsContext))
                     try sync.addHandler(SMPBlockDecoder.handler(maximumBufferSize: configuration.maximumBufferSize))
                     try sync.addHandler(SMPBlockEncoder())
                     try sync.addHandler(

@@ -1,21 +1,27 @@
 import Crypto
 import NIOCore
-import NIOSSL
-import NIOTLS
 import SMPProtocol
 import SimplexFoundation
 
-/// Runs the server side of the SMP transport handshake once TLS completes: sends the server
-/// hello, checks the client hello, then replaces itself with the upper layer's handler. Any
-/// failure, or no completed handshake within the timeout, closes only this connection.
+/// The server side of the SMP transport handshake (`smpServerHandshake`), run once TLS completes:
+/// sends the server hello (session ID = tls-unique; the configured range with ALPN "smp/1", the
+/// legacy 6-6 without), checks the client hello, switches on block encryption from v11, and then
+/// replaces itself with the upper layer's handler. Failures close only this connection.
 final class ServerHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private enum State {
         case awaitingTLS
-        case awaitingClientHello(sessionId: [UInt8], sessionKey: Curve25519.KeyAgreement.PrivateKey)
+        case awaitingClientHello(Offer)
         case finished
+    }
+
+    private struct Offer {
+        let versions: SMPVersionRange
+        let sessionId: [UInt8]
+        let sessionKey: Curve25519.KeyAgreement.PrivateKey
+        let alpn: String?
     }
 
     private let credentials: ServerCredentials
@@ -52,25 +58,19 @@ final class ServerHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard case .awaitingTLS = state, let tls = event as? TLSUserEvent, case .handshakeCompleted(let alpn) = tls else {
+        guard case .awaitingTLS = state, let tls = event as? TLSHandshakeCompleted else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        guard alpn == SMPTLS.alpn else {
-            fail(context: context, .alpn)
-            return
-        }
-        let sessionId = randomBytes(32)
+        let offered = SMPHandshakeRules.offeredRange(configured: versions, alpn: tls.alpn)
         let sessionKey = Curve25519.KeyAgreement.PrivateKey()
         do {
-            let signed = try SignedServerKey.sign(
-                sessionKey: sessionKey.publicKey,
-                certificate: credentials.serverCertificateDER,
-                signingKey: credentials.serverPrivateKey
-            )
-            let hello = SMPServerHandshake(versions: versions, sessionId: sessionId, serverKey: signed)
-            let block = try hello.encodeBlock()
-            state = .awaitingClientHello(sessionId: sessionId, sessionKey: sessionKey)
+            let hello = try SMPHandshakeRules.serverHello(
+                versions: offered, sessionId: tls.tlsUnique,
+                sessionKey: X25519PublicKey(rawRepresentation: Array(sessionKey.publicKey.rawRepresentation)),
+                credentials: credentials)
+            let block = try HandshakeBlock.encode(hello)
+            state = .awaitingClientHello(Offer(versions: offered, sessionId: tls.tlsUnique, sessionKey: sessionKey, alpn: tls.alpn))
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: block)), promise: nil)
         } catch {
             fail(context: context, .tls("cannot build server hello: \(error)"))
@@ -78,43 +78,63 @@ final class ServerHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .awaitingClientHello(let sessionId, let sessionKey) = state else {
-            if case .finished = state {
-                context.fireChannelRead(data)
-            } else {
-                // A block before TLS completed cannot happen with NIOSSL; treat as a broken peer.
-                fail(context: context, .transport(.handshake(.parse)))
-            }
-            return
-        }
-        let block = unwrapInboundIn(data)
-        guard let hello = try? SMPClientHandshake.decode(block: block.readableBytesView) else {
+        switch state {
+        case .finished:
+            context.fireChannelRead(data)
+        case .awaitingTLS:
             fail(context: context, .transport(.handshake(.parse)))
-            return
+        case .awaitingClientHello(let offer):
+            let block = unwrapInboundIn(data)
+            do {
+                try accept(context: context, offer: offer, block: block)
+            } catch {
+                fail(context: context, .transport(error))
+            }
         }
-        guard hello.keyHash == credentials.keyHash else {
-            fail(context: context, .transport(.handshake(.identity)))
-            return
+    }
+
+    private func accept(context: ChannelHandlerContext, offer: Offer, block: ByteBuffer) throws(TransportError) {
+        let hello = try HandshakeBlock.decode(SMPClientHandshake.self, block: block.readableBytesView)
+        guard hello.keyHash == credentials.keyHash else { throw .handshake(.identity) }
+        guard offer.versions.contains(hello.version) else { throw .version }
+        if hello.clientService != nil {
+            // The reference checks the service chain against the TLS client certificate; this
+            // server asks for none, so the chains never match: BAD_AUTH, told to the client.
+            let response = try? HandshakeBlock.encode(SMPServerHandshakeResponse.error(.handshake(.badAuth)))
+            if let response { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: response)), promise: nil) }
+            throw .handshake(.badAuth)
         }
-        guard versions.contains(hello.version), hello.version >= SMPVersion.authCommands else {
-            fail(context: context, .transport(.version))
-            return
+        let clientKey = hello.authPubKey.flatMap { try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: $0.rawRepresentation) }
+        var cipher: SMPBlockCipher?
+        if SMPHandshakeRules.blockEncryption(version: hello.version, proxyServer: hello.proxyServer, keysPresent: clientKey != nil),
+           let clientKey {
+            guard let secret = try? offer.sessionKey.sharedSecretFromKeyAgreement(with: clientKey),
+                  let keys = try? EncryptedBlock.chainKeys(sessionId: offer.sessionId,
+                                                           dhSecret: secret.withUnsafeBytes { Array($0) }, isServer: true)
+            else { throw .handshake(.badAuth) }
+            cipher = SMPBlockCipher(send: keys.send, receive: keys.receive)
         }
         let session = SMPServerSession(
             version: hello.version,
-            serverVersions: versions,
-            sessionId: sessionId,
-            serverSessionKey: sessionKey,
-            clientAuthPubKey: hello.authPubKey,
-            remoteAddress: context.channel.remoteAddress
+            serverVersions: offer.versions,
+            sessionId: offer.sessionId,
+            serverSessionKey: offer.sessionKey,
+            clientAuthPubKey: clientKey,
+            remoteAddress: context.channel.remoteAddress,
+            proxyServer: hello.proxyServer,
+            blockEncryption: cipher != nil,
+            alpn: offer.alpn
         )
         state = .finished
         timer?.cancel()
         timer = nil
         do {
-            try context.pipeline.syncOperations.addHandler(makeHandler(session), position: .after(self))
+            let sync = context.pipeline.syncOperations
+            try sync.addHandler(makeHandler(session), position: .after(self))
+            if let cipher { try sync.addHandler(cipher, position: .before(self)) }
         } catch {
-            fail(context: context, .tls("cannot install session handler: \(error)"))
+            onFailure?(.tls("cannot install session handler: \(error)"), context.channel.remoteAddress)
+            context.close(promise: nil)
             return
         }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -144,10 +164,4 @@ final class ServerHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
         onFailure?(failure, context.channel.remoteAddress)
         context.close(promise: nil)
     }
-}
-
-/// `n` bytes from the system CSPRNG.
-func randomBytes(_ n: Int) -> [UInt8] {
-    var rng = SystemRandomNumberGenerator()
-    return (0..<n).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
 }

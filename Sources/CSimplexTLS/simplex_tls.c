@@ -1,0 +1,497 @@
+#define _GNU_SOURCE
+#include "simplex_tls.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+struct sxtls_ctx {
+    SSL_CTX *ctx;
+    int server;
+    uint8_t *alpn; /* server: the names it accepts, wire format */
+    size_t alpn_len;
+};
+
+struct sxtls_conn {
+    SSL *ssl;
+    BIO *rbio; /* network -> OpenSSL */
+    BIO *wbio; /* OpenSSL -> network */
+    sxtls_verify_cb verify;
+    void *verify_arg;
+    char error[256];
+};
+
+/* The SSL ex_data slot holding our connection; registered once per process. */
+static int conn_index = -1;
+static pthread_once_t conn_index_once = PTHREAD_ONCE_INIT;
+static void register_conn_index(void) { conn_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL); }
+
+void sxtls_take_error(const char *fallback, char *buf, size_t len) {
+    if (!buf || len == 0) { ERR_clear_error(); return; }
+    unsigned long code = ERR_get_error();
+    if (code == 0) {
+        snprintf(buf, len, "%s", fallback ? fallback : "unknown error");
+    } else {
+        char tmp[200];
+        ERR_error_string_n(code, tmp, sizeof tmp);
+        snprintf(buf, len, "%s: %s", fallback ? fallback : "openssl", tmp);
+    }
+    ERR_clear_error();
+}
+
+/* Server ALPN: the first of the server's names that the client offered; no overlap = no ALPN
+ * (the SMP server then offers the legacy version range). */
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+                       unsigned int inlen, void *arg) {
+    (void)ssl;
+    struct sxtls_ctx *c = arg;
+    size_t i = 0;
+    while (i < c->alpn_len) {
+        size_t n = c->alpn[i];
+        const uint8_t *name = c->alpn + i + 1;
+        unsigned int j = 0;
+        while (j < inlen) {
+            unsigned int m = in[j];
+            if (j + 1 + m > inlen) break;
+            if (m == n && memcmp(in + j + 1, name, n) == 0) {
+                *out = in + j + 1;
+                *outlen = (unsigned char)m;
+                return SSL_TLSEXT_ERR_OK;
+            }
+            j += 1 + m;
+        }
+        i += 1 + n;
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+}
+
+/* Client certificate check: hands the whole chain to the caller's callback. */
+static int verify_chain(X509_STORE_CTX *store, void *arg) {
+    (void)arg;
+    SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+    struct sxtls_conn *c = ssl ? SSL_get_ex_data(ssl, conn_index) : NULL;
+    if (!c || !c->verify) {
+        X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+        return 0;
+    }
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_untrusted(store);
+    int n = chain ? sk_X509_num(chain) : 0;
+    if (n <= 0 || n > 16) {
+        X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+        return 0;
+    }
+    uint8_t *ders[16];
+    size_t lens[16];
+    int got = 0, ok = 1;
+    for (int i = 0; i < n; i++) {
+        uint8_t *der = NULL;
+        int len = i2d_X509(sk_X509_value(chain, i), &der);
+        if (len <= 0) { ok = 0; break; }
+        ders[i] = der;
+        lens[i] = (size_t)len;
+        got++;
+    }
+    if (ok) ok = c->verify(c->verify_arg, (const uint8_t *const *)ders, lens, (size_t)n) == 1;
+    for (int i = 0; i < got; i++) OPENSSL_free(ders[i]);
+    if (!ok) X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
+    return ok;
+}
+
+sxtls_ctx *sxtls_ctx_new(int server, int min_version, int max_version, const char *cipher_list,
+                         const char *ciphersuites, const char *groups, const char *sigalgs,
+                         const uint8_t *alpn, size_t alpn_len, char *err, size_t errlen) {
+    pthread_once(&conn_index_once, register_conn_index);
+    if (conn_index < 0) { sxtls_take_error("ex index", err, errlen); return NULL; }
+    SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+    if (!ctx) { sxtls_take_error("SSL_CTX_new", err, errlen); return NULL; }
+    struct sxtls_ctx *c = calloc(1, sizeof *c);
+    if (!c) { SSL_CTX_free(ctx); snprintf(err, errlen, "out of memory"); return NULL; }
+    c->ctx = ctx;
+    c->server = server;
+    const char *step = NULL;
+    if (min_version && !SSL_CTX_set_min_proto_version(ctx, min_version)) step = "min version";
+    else if (max_version && !SSL_CTX_set_max_proto_version(ctx, max_version)) step = "max version";
+    else if (cipher_list && *cipher_list && !SSL_CTX_set_cipher_list(ctx, cipher_list)) step = "cipher list";
+    else if (ciphersuites && *ciphersuites && !SSL_CTX_set_ciphersuites(ctx, ciphersuites)) step = "ciphersuites";
+    else if (groups && *groups && !SSL_CTX_set1_groups_list(ctx, groups)) step = "groups";
+    else if (sigalgs && *sigalgs && !SSL_CTX_set1_sigalgs_list(ctx, sigalgs)) step = "sigalgs";
+    if (step) { sxtls_take_error(step, err, errlen); sxtls_ctx_free(c); return NULL; }
+    /* No session resumption: no tickets (TLS 1.2 and 1.3), no session cache. */
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
+                                 SSL_OP_CIPHER_SERVER_PREFERENCE);
+    SSL_CTX_set_num_tickets(ctx, 0);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    if (server) {
+        if (alpn_len > 0) {
+            c->alpn = malloc(alpn_len);
+            if (!c->alpn) { sxtls_ctx_free(c); snprintf(err, errlen, "out of memory"); return NULL; }
+            memcpy(c->alpn, alpn, alpn_len);
+            c->alpn_len = alpn_len;
+            SSL_CTX_set_alpn_select_cb(ctx, alpn_select, c);
+        }
+        /* Client certificates are not requested (service certificates are not supported). */
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    } else {
+        if (alpn_len > 0 && SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned int)alpn_len) != 0) {
+            sxtls_take_error("alpn", err, errlen);
+            sxtls_ctx_free(c);
+            return NULL;
+        }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        SSL_CTX_set_cert_verify_callback(ctx, verify_chain, NULL);
+    }
+    return c;
+}
+
+static EVP_PKEY *pkey_from_pkcs8(const uint8_t *der, size_t len) {
+    const unsigned char *p = der;
+    PKCS8_PRIV_KEY_INFO *p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)len);
+    if (!p8) return NULL;
+    EVP_PKEY *k = EVP_PKCS82PKEY(p8);
+    PKCS8_PRIV_KEY_INFO_free(p8);
+    return k;
+}
+
+static X509 *x509_from_der(const uint8_t *der, size_t len) {
+    const unsigned char *p = der;
+    X509 *x = d2i_X509(NULL, &p, (long)len);
+    if (x && p != der + len) { X509_free(x); return NULL; }
+    return x;
+}
+
+int sxtls_ctx_use_chain(sxtls_ctx *c, const uint8_t *const *certs, const size_t *lens, size_t count,
+                        const uint8_t *key, size_t key_len, char *err, size_t errlen) {
+    if (count == 0) { snprintf(err, errlen, "empty certificate chain"); return 0; }
+    X509 *leaf = x509_from_der(certs[0], lens[0]);
+    if (!leaf) { sxtls_take_error("leaf certificate", err, errlen); return 0; }
+    int ok = SSL_CTX_use_certificate(c->ctx, leaf);
+    X509_free(leaf);
+    if (!ok) { sxtls_take_error("use certificate", err, errlen); return 0; }
+    for (size_t i = 1; i < count; i++) {
+        X509 *x = x509_from_der(certs[i], lens[i]);
+        if (!x) { sxtls_take_error("chain certificate", err, errlen); return 0; }
+        ok = SSL_CTX_add1_chain_cert(c->ctx, x);
+        X509_free(x);
+        if (!ok) { sxtls_take_error("add chain certificate", err, errlen); return 0; }
+    }
+    EVP_PKEY *k = pkey_from_pkcs8(key, key_len);
+    if (!k) { sxtls_take_error("private key", err, errlen); return 0; }
+    ok = SSL_CTX_use_PrivateKey(c->ctx, k);
+    EVP_PKEY_free(k);
+    if (!ok || !SSL_CTX_check_private_key(c->ctx)) { sxtls_take_error("private key does not match", err, errlen); return 0; }
+    return 1;
+}
+
+void sxtls_ctx_free(sxtls_ctx *c) {
+    if (!c) return;
+    SSL_CTX_free(c->ctx);
+    free(c->alpn);
+    free(c);
+}
+
+sxtls_conn *sxtls_conn_new(sxtls_ctx *ctx) {
+    struct sxtls_conn *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->ssl = SSL_new(ctx->ctx);
+    c->rbio = BIO_new(BIO_s_mem());
+    c->wbio = BIO_new(BIO_s_mem());
+    if (!c->ssl || !c->rbio || !c->wbio) {
+        if (c->ssl) SSL_free(c->ssl);
+        BIO_free(c->rbio);
+        BIO_free(c->wbio);
+        free(c);
+        ERR_clear_error();
+        return NULL;
+    }
+    BIO_set_mem_eof_return(c->rbio, -1);
+    SSL_set_bio(c->ssl, c->rbio, c->wbio); /* SSL owns the BIOs now */
+    SSL_set_ex_data(c->ssl, conn_index, c);
+    if (ctx->server) SSL_set_accept_state(c->ssl);
+    else SSL_set_connect_state(c->ssl);
+    return c;
+}
+
+void sxtls_conn_set_verify(sxtls_conn *c, sxtls_verify_cb cb, void *arg) {
+    c->verify = cb;
+    c->verify_arg = arg;
+}
+
+int sxtls_conn_feed(sxtls_conn *c, const uint8_t *data, size_t len) {
+    if (len == 0) return 0;
+    return BIO_write(c->rbio, data, (int)len);
+}
+
+static void set_error(sxtls_conn *c, const char *what) {
+    sxtls_take_error(what, c->error, sizeof c->error);
+}
+
+int sxtls_conn_handshake(sxtls_conn *c) {
+    int r = SSL_do_handshake(c->ssl);
+    if (r == 1) return 1;
+    int e = SSL_get_error(c->ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) { ERR_clear_error(); return 0; }
+    long v = SSL_get_verify_result(c->ssl);
+    if (v != X509_V_OK) {
+        snprintf(c->error, sizeof c->error, "certificate rejected: %s", X509_verify_cert_error_string(v));
+        ERR_clear_error();
+    } else {
+        set_error(c, "handshake");
+    }
+    return -1;
+}
+
+size_t sxtls_conn_pending(sxtls_conn *c) { return BIO_ctrl_pending(c->wbio); }
+
+int sxtls_conn_drain(sxtls_conn *c, uint8_t *buf, size_t len) {
+    int r = BIO_read(c->wbio, buf, (int)len);
+    return r < 0 ? 0 : r;
+}
+
+int sxtls_conn_read(sxtls_conn *c, uint8_t *buf, size_t len) {
+    int r = SSL_read(c->ssl, buf, (int)len);
+    if (r > 0) return r;
+    int e = SSL_get_error(c->ssl, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) { ERR_clear_error(); return 0; }
+    if (e == SSL_ERROR_ZERO_RETURN) { ERR_clear_error(); return -2; }
+    set_error(c, "read");
+    return -1;
+}
+
+int sxtls_conn_write(sxtls_conn *c, const uint8_t *buf, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        size_t n = 0;
+        int r = SSL_write_ex(c->ssl, buf + done, len - done, &n);
+        if (r != 1) { set_error(c, "write"); return -1; }
+        done += n;
+    }
+    return (int)done;
+}
+
+void sxtls_conn_shutdown(sxtls_conn *c) {
+    SSL_shutdown(c->ssl);
+    ERR_clear_error();
+}
+
+size_t sxtls_conn_finished(sxtls_conn *c, int peer, uint8_t *buf, size_t len) {
+    return peer ? SSL_get_peer_finished(c->ssl, buf, len) : SSL_get_finished(c->ssl, buf, len);
+}
+
+size_t sxtls_conn_alpn(sxtls_conn *c, uint8_t *buf, size_t len) {
+    const unsigned char *p = NULL;
+    unsigned int n = 0;
+    SSL_get0_alpn_selected(c->ssl, &p, &n);
+    if (!p || n == 0) return 0;
+    if (n > len) n = (unsigned int)len;
+    memcpy(buf, p, n);
+    return n;
+}
+
+int sxtls_conn_version(sxtls_conn *c) { return SSL_version(c->ssl); }
+
+size_t sxtls_conn_cipher(sxtls_conn *c, char *buf, size_t len) {
+    const char *name = SSL_get_cipher_name(c->ssl);
+    if (!name || len == 0) return 0;
+    snprintf(buf, len, "%s", name);
+    return strlen(buf);
+}
+
+size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len) {
+    int nid = SSL_get_shared_group(c->ssl, 0);
+    int negotiated = (int)SSL_ctrl(c->ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, NULL);
+    if (negotiated > 0) nid = negotiated;
+    const char *name = nid > 0 ? OBJ_nid2sn(nid) : NULL;
+    if (!name || len == 0) return 0;
+    snprintf(buf, len, "%s", name);
+    return strlen(buf);
+}
+
+int sxtls_conn_session_reused(sxtls_conn *c) { return SSL_session_reused(c->ssl); }
+
+int sxtls_conn_has_ticket(sxtls_conn *c) {
+    SSL_SESSION *s = SSL_get0_session(c->ssl);
+    return s && SSL_SESSION_has_ticket(s);
+}
+
+int sxtls_conn_peer_count(sxtls_conn *c) {
+    STACK_OF(X509) *chain = SSL_get_peer_cert_chain(c->ssl);
+    return chain ? sk_X509_num(chain) : 0;
+}
+
+int sxtls_conn_peer_cert(sxtls_conn *c, int index, uint8_t *buf, size_t len) {
+    STACK_OF(X509) *chain = SSL_get_peer_cert_chain(c->ssl);
+    if (!chain || index < 0 || index >= sk_X509_num(chain)) return -1;
+    X509 *x = sk_X509_value(chain, index);
+    int n = i2d_X509(x, NULL);
+    if (n <= 0) return -1;
+    if (buf && (size_t)n <= len) {
+        unsigned char *p = buf;
+        i2d_X509(x, &p);
+    }
+    return n;
+}
+
+const char *sxtls_conn_error(sxtls_conn *c) { return c->error; }
+
+void sxtls_conn_free(sxtls_conn *c) {
+    if (!c) return;
+    SSL_free(c->ssl);
+    free(c);
+}
+
+void sxtls_free(void *p) { OPENSSL_free(p); }
+
+static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value) {
+    X509V3_CTX v3;
+    X509V3_set_ctx_nodb(&v3);
+    X509V3_set_ctx(&v3, issuer, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &v3, nid, value);
+    if (!ext) return 0;
+    int ok = X509_add_ext(cert, ext, -1);
+    X509_EXTENSION_free(ext);
+    return ok;
+}
+
+int sxtls_x509_create(const uint8_t *subject_key, size_t subject_key_len, const uint8_t *issuer_key,
+                      size_t issuer_key_len, const uint8_t *issuer_cert, size_t issuer_cert_len,
+                      const char *cn, const char *org, int ca, long days, long backdate_seconds,
+                      uint8_t **out, char *err, size_t errlen) {
+    int result = -1;
+    EVP_PKEY *sk = pkey_from_pkcs8(subject_key, subject_key_len);
+    EVP_PKEY *ik = pkey_from_pkcs8(issuer_key, issuer_key_len);
+    X509 *issuer = issuer_cert ? x509_from_der(issuer_cert, issuer_cert_len) : NULL;
+    X509 *x = X509_new();
+    X509_NAME *name = X509_NAME_new();
+    BIGNUM *bn = BN_new();
+    const char *step = NULL;
+    if (!sk || !ik || !x || !name || !bn || (issuer_cert && !issuer)) { step = "keys"; goto done; }
+    /* A positive 159-bit random serial, as `openssl req -x509` makes. */
+    if (!BN_rand(bn, 159, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY)) { step = "serial"; goto done; }
+    if (!X509_set_version(x, 2) || !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x))) { step = "version"; goto done; }
+    if (!X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1, -1, 0)) { step = "CN"; goto done; }
+    if (org && !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)org, -1, -1, 0)) { step = "O"; goto done; }
+    if (!X509_set_subject_name(x, name)) { step = "subject"; goto done; }
+    if (!X509_set_issuer_name(x, issuer ? X509_get_subject_name(issuer) : name)) { step = "issuer"; goto done; }
+    if (!X509_gmtime_adj(X509_getm_notBefore(x), -backdate_seconds)) { step = "notBefore"; goto done; }
+    if (!X509_time_adj_ex(X509_getm_notAfter(x), (int)days, 0, NULL)) { step = "notAfter"; goto done; }
+    if (!X509_set_pubkey(x, sk)) { step = "pubkey"; goto done; }
+    X509 *signer = issuer ? issuer : x;
+    if (ca) {
+        if (!add_ext(x, signer, NID_subject_key_identifier, "hash") ||
+            !add_ext(x, signer, NID_authority_key_identifier, "keyid:always") ||
+            !add_ext(x, signer, NID_basic_constraints, "critical,CA:true")) { step = "CA extensions"; goto done; }
+    } else {
+        if (!add_ext(x, signer, NID_basic_constraints, "CA:FALSE") ||
+            !add_ext(x, signer, NID_key_usage, "digitalSignature,nonRepudiation,keyAgreement") ||
+            !add_ext(x, signer, NID_ext_key_usage, "serverAuth") ||
+            !add_ext(x, signer, NID_subject_key_identifier, "hash") ||
+            !add_ext(x, signer, NID_authority_key_identifier, "keyid")) { step = "extensions"; goto done; }
+    }
+    if (X509_sign(x, ik, NULL) <= 0) { step = "sign"; goto done; }
+    result = i2d_X509(x, out);
+    if (result <= 0) { step = "encode"; result = -1; }
+done:
+    if (step) sxtls_take_error(step, err, errlen);
+    BN_free(bn);
+    X509_NAME_free(name);
+    X509_free(x);
+    X509_free(issuer);
+    EVP_PKEY_free(sk);
+    EVP_PKEY_free(ik);
+    return result;
+}
+
+int sxtls_x509_parse_ok(const uint8_t *der, size_t len) {
+    X509 *x = x509_from_der(der, len);
+    ERR_clear_error();
+    if (!x) return 0;
+    X509_free(x);
+    return 1;
+}
+
+int sxtls_x509_spki(const uint8_t *der, size_t len, uint8_t **out) {
+    X509 *x = x509_from_der(der, len);
+    if (!x) { ERR_clear_error(); return -1; }
+    int n = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), out);
+    X509_free(x);
+    ERR_clear_error();
+    return n > 0 ? n : -1;
+}
+
+int sxtls_x509_issued_by(const uint8_t *cert, size_t cert_len, const uint8_t *issuer, size_t issuer_len) {
+    X509 *x = x509_from_der(cert, cert_len);
+    X509 *i = x509_from_der(issuer, issuer_len);
+    int ok = 0;
+    if (x && i && X509_NAME_cmp(X509_get_issuer_name(x), X509_get_subject_name(i)) == 0) {
+        EVP_PKEY *k = X509_get0_pubkey(i);
+        ok = k && X509_verify(x, k) == 1;
+    }
+    X509_free(x);
+    X509_free(i);
+    ERR_clear_error();
+    return ok;
+}
+
+int sxtls_x509_validity(const uint8_t *der, size_t len, int64_t *not_before, int64_t *not_after) {
+    X509 *x = x509_from_der(der, len);
+    if (!x) { ERR_clear_error(); return 0; }
+    struct tm a, b;
+    int ok = ASN1_TIME_to_tm(X509_get0_notBefore(x), &a) && ASN1_TIME_to_tm(X509_get0_notAfter(x), &b);
+    if (ok) {
+        *not_before = (int64_t)timegm(&a);
+        *not_after = (int64_t)timegm(&b);
+    }
+    X509_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+int sxtls_x509_is_ca(const uint8_t *der, size_t len) {
+    X509 *x = x509_from_der(der, len);
+    if (!x) { ERR_clear_error(); return 0; }
+    uint32_t flags = X509_get_extension_flags(x);
+    int ok = (flags & EXFLAG_CA) != 0;
+    if (ok && (flags & EXFLAG_KUSAGE)) ok = (X509_get_key_usage(x) & KU_KEY_CERT_SIGN) != 0;
+    X509_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+int sxtls_x509_version(const uint8_t *der, size_t len) {
+    X509 *x = x509_from_der(der, len);
+    if (!x) { ERR_clear_error(); return -1; }
+    int v = (int)X509_get_version(x) + 1;
+    X509_free(x);
+    return v;
+}
+
+int sxtls_x509_common_name(const uint8_t *der, size_t len, char *buf, size_t buflen) {
+    X509 *x = x509_from_der(der, len);
+    if (!x) { ERR_clear_error(); return -1; }
+    int r = -1;
+    X509_NAME *name = X509_get_subject_name(x);
+    int idx = X509_NAME_get_index_by_NID(name, NID_commonName, -1);
+    if (idx >= 0) {
+        ASN1_STRING *s = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, idx));
+        unsigned char *utf8 = NULL;
+        int n = ASN1_STRING_to_UTF8(&utf8, s);
+        if (n >= 0 && (size_t)n < buflen) {
+            memcpy(buf, utf8, (size_t)n);
+            buf[n] = 0;
+            r = n;
+        }
+        OPENSSL_free(utf8);
+    }
+    X509_free(x);
+    ERR_clear_error();
+    return r;
+}
