@@ -221,7 +221,7 @@ final class XFTPServerCoreTests: XCTestCase {
             XCTAssertEqual(r.response, .err(.block), "\(n) random bytes")
         }
         // Well-padded garbage transmissions.
-        for _ in 0..<500 {
+        for _ in 0..<200 {
             let t = (0..<Int.random(in: 0...300)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let block = try Padding.pad([1] + [UInt8(t.count >> 8), UInt8(t.count & 255)] + t, to: XFTPVersion.blockSize)
             let r = await c.process(block: block, session: session, body: BufferedRequestBody(t))
