@@ -11,13 +11,11 @@ struct XFTPServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "xftp-server",
         abstract: "SimpleX File Transfer Protocol server: stores encrypted file chunks for their recipients.",
-        discussion: """
-        First run `xftp-server init --path FILES --quota 10gb` to create the server identity (an
-        offline CA certificate and an online certificate signed by it) and file-server.ini in the
-        data folder; it prints the server address that clients use. Then run `xftp-server start`.
-        Chunk records are kept in file-server-store.log in the data folder and survive restarts;
-        chunks expire after 48 hours unless expire_files_hours says otherwise.
-        """,
+        discussion: "First run `xftp-server init --path FILES --quota 10gb` to create the server identity "
+            + "(an offline CA certificate and an online certificate signed by it) and file-server.ini in the data "
+            + "folder; it prints the server address that clients use. Then run `xftp-server start`. Chunk records "
+            + "are kept in file-server-store.log in the data folder and survive restarts; chunks expire after 48 "
+            + "hours unless expire_files_hours says otherwise.",
         subcommands: [Init.self, Start.self]
     )
 }
@@ -110,12 +108,13 @@ extension XFTPServerCommand {
             if core.store.skippedOnLoad > 0 { print("Store log: skipped \(core.store.skippedOnLoad) unreadable line(s)") }
             let expired = core.expireFiles()
             print("Server address: \(address(config, keyHash: credentials.keyHash))")
-            print("Files: \(core.store.fileCount), used \(FileSizeText.encode(core.store.usedStorage)) bytes, expired now: \(expired)")
+            print("Files: \(core.store.fileCount), used \(core.store.usedStorage) bytes, expired now: \(expired)")
             print(config.fileExpiration.map { "expiring files after \($0 / 3600) hours" } ?? "not expiring files")
             print("Uploading new files " + (config.allowNewFiles ? (config.createPassword == nil ? "allowed." : "requires password.") : "NOT allowed."))
             // The HTTP/2 + TLS transport (ALPN xftp/1) is not built yet: the store opens and
             // compacts, but nothing listens. Say so rather than pretend to serve.
-            throw ValidationError("the XFTP network transport (HTTP/2 over TLS, ALPN xftp/1) is not built yet; the store was opened and checked")
+            FileHandle.standardError.write(Data("xftp-server: the XFTP network transport (HTTP/2 over TLS, ALPN xftp/1) is not built yet; the store was opened and checked, nothing is listening\n".utf8))
+            throw ExitCode(2)
         }
     }
 }

@@ -51,15 +51,15 @@ public struct XFTPServerConfig: Sendable, Equatable {
         }
     }
 
-    /// Reads `[SECTION]` / `key = value` lines; `#` starts a comment; keys this server does not
+    /// Reads `[SECTION]` / `key = value` lines; lines starting with `#` or `;` are comments; keys this server does not
     /// use (the reference's web and stats settings) are accepted and ignored.
     public init(ini text: String) throws(ConfigError) {
         self.init()
         var section = ""
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map { String($0) } ?? ""
-            let t = line.trimmed
-            if t.isEmpty { continue }
+            // Whole-line comments only: a password may contain '#'.
+            let t = String(raw).trimmed
+            if t.isEmpty || t.hasPrefix("#") || t.hasPrefix(";") { continue }
             if t.hasPrefix("[") {
                 guard t.hasSuffix("]") else { throw .syntax(line: n + 1, text: t) }
                 section = String(t.dropFirst().dropLast())

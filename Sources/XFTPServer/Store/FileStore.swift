@@ -210,10 +210,4 @@ public final class FileStore: @unchecked Sendable {
         }
         return out
     }
-
-    /// Chunk bodies on load whose files are gone (removed by hand): the record stays, FGET
-    /// answers AUTH as the reference does.
-    public func paths() -> [String] {
-        lock.withLock { files.values.compactMap(\.filePath) }
-    }
 }
