@@ -130,7 +130,7 @@ func checkRoundTrip<T: SMPEncodable & SMPDecodable & Equatable>(_ v: T, sourceLo
         let info = try WireFixtures.info(3, secure: true)
         let dh = info.dhPublicKey.x509Encoded
         #expect(try info.smpEncoded() == [0, 3] + srvBytes + [24] + WireFixtures.senderId + [44] + dh + [UInt8(ascii: "T")])
-        let info2 = SMPQueueInfo(clientVersion: 2, server: srv, senderId: info.senderId, dhPublicKey: info.dhPublicKey, senderCanSecure: false)
+        let info2 = SMPQueueInfo(clientVersion: 2, server: srv, senderId: info.senderId, dhPublicKey: info.dhPublicKey, queueMode: nil)
         #expect(try info2.smpEncoded() == [0, 2] + srvBytes + [24] + WireFixtures.senderId + [44] + dh)
         // Version 1: one host, no count byte.
         let info1 = SMPQueueInfo(clientVersion: 1, server: noPort, senderId: info.senderId, dhPublicKey: info.dhPublicKey, senderCanSecure: false)

@@ -147,12 +147,14 @@ extension String {
     }
 
     /// What the binary form keeps of the mode (simplexmq `smpEncode SMPQueueUri`): all of it
-    /// from minimum version 4, "T"/"F" from minimum version 3 (or "T" when the maximum reaches
-    /// 3), nothing otherwise.
+    /// from minimum version 4; "T"/"F" from minimum version 3 (or "T" when the maximum reaches
+    /// 3), read back as messaging/contact (so no mode becomes contact); nothing otherwise.
     private func normalizedBinary(_ q: SMPQueueURI) -> SMPQueueURI {
         let v = q.clientVersions
-        let kept = v.min >= 3 || (v.max >= 3 && q.senderCanSecure)
-        return kept ? q : SMPQueueURI(server: q.server, senderId: q.senderId, clientVersions: v, dhPublicKey: q.dhPublicKey, queueMode: nil)
+        if v.min >= 4 { return q }
+        let flag = v.min >= 3 || (v.max >= 3 && q.senderCanSecure)
+        let mode: QueueMode? = flag ? (q.senderCanSecure ? .messaging : .contact) : nil
+        return SMPQueueURI(server: q.server, senderId: q.senderId, clientVersions: v, dhPublicKey: q.dhPublicKey, queueMode: mode)
     }
 
     @Test func acceptsVariants() throws {

@@ -222,7 +222,8 @@ enum ReferenceLinks {
         #expect(xftp.scheme == .xftp && xftp.basicAuth == "secret" && xftp.address.port == 443)
         #expect(try ProtocolServerAddress(parsing: xftp.description) == xftp)
         let smp = try ProtocolServerAddress(parsing: "smp://\(kh)@localhost:7001")
-        #expect(smp.scheme == .smp && smp.effectivePort == 7001 && smp.address == (try SMPServerAddress(parsing: "smp://\(kh)@localhost:7001")))
+        let smpAddress = try SMPServerAddress(parsing: "smp://\(kh)@localhost:7001")
+        #expect(smp.scheme == .smp && smp.effectivePort == 7001 && smp.address == smpAddress)
         // An SMP address must be smp:// without a password; bad onion hosts are refused as in simplexmq.
         #expect(throws: SMPServerAddressError.badScheme) { try SMPServerAddress(parsing: "ntf://\(kh)@h") }
         #expect(throws: SMPServerAddressError.badKeyHash) { try SMPServerAddress(parsing: "smp://\(kh):pw@h") }
