@@ -17,16 +17,22 @@ enum EchoBenchmark {
         var megabytesPerSecond: Double { blocksPerSecond * Double(TransportBlock.size) / 1e6 }
     }
 
-    static func run(window: Int, warmup: Double, duration: Double, serverGroup: any EventLoopGroup,
-                    group: any EventLoopGroup) async throws -> Result {
+    /// `versions` picks the block format: up to v10 plain padded blocks, from v11 each block is
+    /// also sealed with the connection's secretbox chain (both ways), which is what the second
+    /// figure adds.
+    static func run(window: Int, warmup: Double, duration: Double, versions: SMPVersionRange = SMPVersion.supported,
+                    serverGroup: any EventLoopGroup, group: any EventLoopGroup) async throws -> Result {
         let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
-        let server = try await SMPTransportServer.start(host: "127.0.0.1", port: 0, credentials: credentials, group: serverGroup) { _ in
+        let server = try await SMPTransportServer.start(
+            host: "127.0.0.1", port: 0, credentials: credentials,
+            configuration: SMPTransportServer.Configuration(versions: versions), group: serverGroup
+        ) { _ in
             EchoServerHandler()
         }
         let received = Counter()
         let stop = StopFlag()
         let (channel, _) = try await SMPTransportClient.connect(
-            host: "127.0.0.1", port: server.port, keyHash: credentials.keyHash, group: group
+            host: "127.0.0.1", port: server.port, keyHash: credentials.keyHash, versions: versions, group: group
         ) { _ in
             EchoClientHandler(window: window, received: received, stop: stop)
         }

@@ -88,9 +88,14 @@ struct SMPBench: AsyncParsableCommand {
         print("")
 
         let echo = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds, serverGroup: serverGroup, group: group)
-        print("a. Baseline: TLS 1.3 echo of \(TransportBlock.size)-byte blocks (SMPTransportServer/Client: TLS + framing + handshake),")
+        print("a. Baseline: TLS 1.3 (OpenSSL, CHACHA20-POLY1305) echo of \(TransportBlock.size)-byte blocks (SMPTransportServer/Client: TLS + framing + handshake),")
         print("   \(echoWindow) blocks in flight, \(format(echo.seconds, 1)) s")
         print("   \(format(echo.blocksPerSecond)) blocks/s echoed (\(format(echo.megabytesPerSecond)) MB/s each way)")
+        // The same echo at v11+: every block also sealed/opened with the secretbox chain (XSalsa20-Poly1305).
+        let sealed = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds,
+                                                 versions: SMPVersionRange(min: 6, max: 18)!, serverGroup: serverGroup, group: group)
+        print("   v11+ encrypted blocks: \(format(sealed.blocksPerSecond)) blocks/s echoed"
+              + " (\(format(sealed.blocksPerSecond / echo.blocksPerSecond, 3)) of the plain-block echo)")
         fflush(nil)
 
         if !skipRelay {

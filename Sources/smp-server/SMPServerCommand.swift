@@ -63,7 +63,7 @@ extension SMPServerCommand {
         @Flag(name: .long, help: "Replace existing keys and config (the server address changes!).")
         var force = false
 
-        @Option(name: [.short, .customLong("sign-algorithm")], help: "Signature algorithm of the TLS certificates: ED25519 or ED448.")
+        @Option(name: [.customShort("a"), .customLong("sign-algorithm")], help: "Signature algorithm of the TLS certificates: ED25519 or ED448.")
         var signAlgorithm: SignAlgorithmArgument = .init(.ed25519)
 
         func run() async throws {
@@ -98,7 +98,7 @@ extension SMPServerCommand {
 
         @OptionGroup var options: CommonOptions
 
-        @Option(name: [.short, .customLong("sign-algorithm")], help: "New signature algorithm: ED25519 or ED448 (default: the current one).")
+        @Option(name: [.customShort("a"), .customLong("sign-algorithm")], help: "New signature algorithm: ED25519 or ED448 (default: the current one).")
         var signAlgorithm: SignAlgorithmArgument?
 
         @Option(name: .customLong("cn"), help: "New common name of the online certificate (default: the current one).")

@@ -70,6 +70,40 @@ final class CredentialsTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: directory + "/fingerprint", encoding: .utf8), c.fingerprint + "\n")
     }
 
+    /// A data folder made the way simplexmq's `createServerX509` makes it (the openssl CLI with its
+    /// configs) loads here, with the same fingerprint the reference computes (SHA-256 of ca.crt's DER).
+    func testLoadsCredentialsMadeLikeTheReference() throws {
+        let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let openssl else { throw XCTSkip("no openssl executable") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let caConf = "[req]\ndistinguished_name = req_distinguished_name\nprompt = no\n\n[req_distinguished_name]\nCN = SMP server CA\nO = SimpleX\n\n[v3]\nsubjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid:always\nbasicConstraints = critical,CA:true\n"
+        let serverConf = "[req]\ndistinguished_name = req_distinguished_name\nprompt = no\n\n[req_distinguished_name]\nCN = localhost\n\n[v3]\nbasicConstraints = CA:FALSE\nkeyUsage = digitalSignature, nonRepudiation, keyAgreement\nextendedKeyUsage = serverAuth\n"
+        try caConf.write(toFile: directory + "/openssl_ca.conf", atomically: true, encoding: .utf8)
+        try serverConf.write(toFile: directory + "/openssl_server.conf", atomically: true, encoding: .utf8)
+        func run(_ args: String) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: openssl)
+            p.arguments = args.split(separator: " ").map { String($0).replacingOccurrences(of: "@", with: directory + "/") }
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, args)
+        }
+        try run("genpkey -algorithm ED448 -out @ca.key")
+        try run("req -new -x509 -days 999999 -config @openssl_ca.conf -extensions v3 -key @ca.key -out @ca.crt")
+        try run("genpkey -algorithm ED448 -out @server.key")
+        try run("req -new -config @openssl_server.conf -reqexts v3 -key @server.key -out @server.csr")
+        try run("x509 -req -days 999999 -extfile @openssl_server.conf -extensions v3 -in @server.csr -CA @ca.crt -CAkey @ca.key -CAcreateserial -out @server.crt")
+        let loaded = try ServerCredentials.load(from: directory)
+        XCTAssertEqual(loaded.algorithm, .ed448)
+        let caDER = try XCTUnwrap(PEM.decode(type: "CERTIFICATE", text: String(contentsOfFile: directory + "/ca.crt", encoding: .utf8)).first)
+        XCTAssertEqual(loaded.keyHash, Array(SHA256.hash(data: caDER)))
+        XCTAssertNoThrow(try ServerChainVerifier(keyHash: loaded.keyHash).verify(chain: loaded.chain))
+        // Our online certificate rotation works on it too.
+        XCTAssertEqual(try loaded.rotatingOnlineCertificate().keyHash, loaded.keyHash)
+    }
+
     func testLoadWorksWithCAKeyMovedOffline() throws {
         let c = try ServerCredentials.generate(commonName: "smp.example.com")
         try c.save(to: directory)

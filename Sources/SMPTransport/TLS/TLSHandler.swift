@@ -22,7 +22,6 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var state = State.idle
     private var pendingWrites: [(ByteBuffer, EventLoopPromise<Void>?)] = []
     private let verifierBox: VerifierBox?
-    private var scratch = [UInt8](repeating: 0, count: 16 * 1024 + 512)
 
     /// Reads at most this much plaintext per SSL_read call (a TLS record carries at most 16 KiB).
     private static let readChunk = 16 * 1024 + 512
@@ -96,10 +95,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if r == 1 {
             state = .active
             context.fireUserInboundEventTriggered(handshakeInfo())
-            let writes = pendingWrites
-            pendingWrites = []
-            for (buffer, promise) in writes { encrypt(context: context, buffer, promise: promise) }
-            if !writes.isEmpty { context.flush() }
+            if !pendingWrites.isEmpty { encryptPending(context: context) }
         } else if r < 0 {
             fail(context: context, .handshake(String(cString: sxtls_conn_error(conn))))
         }
@@ -135,14 +131,17 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func readPlaintext(context: ChannelHandlerContext) {
-        var out = context.channel.allocator.buffer(capacity: 0)
+        var out = context.channel.allocator.buffer(capacity: Self.readChunk)
         while state == .active {
-            let n = scratch.withUnsafeMutableBufferPointer { sxtls_conn_read(conn, $0.baseAddress, Self.readChunk) }
-            if n > 0 {
-                out.writeBytes(scratch[0..<Int(n)])
-            } else if n == 0 {
-                break
-            } else if n == -2 {
+            // Straight into the buffer: no intermediate copy.
+            var n: Int32 = 0
+            out.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.readChunk) { raw in
+                n = sxtls_conn_read(conn, raw.bindMemory(to: UInt8.self).baseAddress, Self.readChunk)
+                return n > 0 ? Int(n) : 0
+            }
+            if n > 0 { continue }
+            if n == 0 { break }
+            if n == -2 {
                 // close_notify: deliver what came before it, then close.
                 if out.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(out)) }
                 out.clear()
@@ -150,40 +149,50 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 state = .closed
                 context.close(promise: nil)
                 return
-            } else {
-                fail(context: context, .io(String(cString: sxtls_conn_error(conn))))
-                return
             }
+            fail(context: context, .io(String(cString: sxtls_conn_error(conn))))
+            return
         }
         // SSL_read may have produced records to send (TLS 1.3 post-handshake messages).
         flushCiphertext(context: context, promise: nil)
         if out.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(out)) }
     }
 
+    /// Plaintext is held until flush and then encrypted in one go, so one flush makes one
+    /// ciphertext write (as few syscalls as the peer's reads allow).
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let buffer = unwrapOutboundIn(data)
         switch state {
-        case .active: encrypt(context: context, buffer, promise: promise)
-        case .idle, .handshaking: pendingWrites.append((buffer, promise))
+        case .active, .idle, .handshaking: pendingWrites.append((buffer, promise))
         case .closed: promise?.fail(ChannelError.ioOnClosedChannel)
         }
     }
 
     public func flush(context: ChannelHandlerContext) {
-        if state == .active { context.flush() }
+        guard state == .active, !pendingWrites.isEmpty else { return }
+        encryptPending(context: context)
     }
 
-    private func encrypt(context: ChannelHandlerContext, _ buffer: ByteBuffer, promise: EventLoopPromise<Void>?) {
-        let r = buffer.withUnsafeReadableBytes { raw in
-            sxtls_conn_write(conn, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
+    /// Encrypts every held write; their promises complete with the one ciphertext write.
+    private func encryptPending(context: ChannelHandlerContext) {
+        let writes = pendingWrites
+        pendingWrites = []
+        var promise: EventLoopPromise<Void>?
+        for (buffer, p) in writes {
+            let r = buffer.withUnsafeReadableBytes { raw in
+                sxtls_conn_write(conn, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
+            }
+            if r < 0 && buffer.readableBytes > 0 {
+                let error = TLSError.io(String(cString: sxtls_conn_error(conn)))
+                p?.fail(error)
+                fail(context: context, error)
+                return
+            }
+            if let p {
+                if let promise { promise.futureResult.cascade(to: p) } else { promise = p }
+            }
         }
-        if r < 0 && buffer.readableBytes > 0 {
-            let error = TLSError.io(String(cString: sxtls_conn_error(conn)))
-            promise?.fail(error)
-            fail(context: context, error)
-            return
-        }
-        writeCiphertext(context: context, promise: promise, flush: false)
+        flushCiphertext(context: context, promise: promise)
     }
 
     /// Moves what OpenSSL wrote into its output BIO to the socket.
