@@ -13,6 +13,8 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
 
+# No new SQL outside the chat store (issue 14).
+scripts/check-controller-sql.sh
 swift build --build-tests
 swift test --skip-build 2>&1 | tee .build/test-output.txt
 # Reference vectors made by simplexmq's own code (../shared/refvectors), through our implementation.

@@ -11,7 +11,7 @@ enum Fx {
 
     static let fullPreferences = #"{"timedMessages":{"allow":"yes"},"fullDelete":{"allow":"no"},"reactions":{"allow":"yes"},"voice":{"allow":"yes"},"files":{"allow":"always"},"calls":{"allow":"yes"},"sessions":{"allow":"no"},"commands":[]}"#
 
-    static let user = #"{"userId":1,"agentUserId":1,"userContactId":1,"localDisplayName":"alice","profile":\#(localProfile(1, "alice")),"fullPreferences":\#(fullPreferences),"activeUser":true,"activeOrder":1,"showNtfs":true,"sendRcptsContacts":true,"sendRcptsSmallGroups":true,"autoAcceptMemberContacts":false,"clientService":false}"#
+    static let user = #"{"userId":1,"agentUserId":"1","userContactId":1,"localDisplayName":"alice","profile":\#(localProfile(1, "alice")),"fullPreferences":\#(fullPreferences),"activeUser":true,"activeOrder":1,"showNtfs":true,"sendRcptsContacts":true,"sendRcptsSmallGroups":true,"autoAcceptMemberContacts":false,"clientService":false}"#
 
     static let connection = #"{"connId":5,"agentConnId":"YWJjZA","connChatVersion":14,"peerChatVRange":{"minVersion":1,"maxVersion":14},"connLevel":0,"viaGroupLink":false,"connType":"contact","connStatus":"ready","contactConnInitiated":true,"localAlias":"","entityId":2,"pqSupport":true,"pqEncryption":true,"pqSndEnabled":true,"pqRcvEnabled":true,"authErrCounter":0,"quotaErrCounter":0,"createdAt":"\#(ts)"}"#
 

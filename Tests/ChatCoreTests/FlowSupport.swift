@@ -38,6 +38,18 @@ final class Client: @unchecked Sendable {
         return r
     }
 
+    /// Runs a command that must fail; returns its error object (`{"type":"error|errorStore|...", ...}`).
+    @discardableResult
+    func cmdError(_ s: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let json = await c.send(s)
+        let obj = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        guard let e = obj["error"] as? [String: Any] else {
+            Issue.record("\(name) \(s) succeeded: \(json)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        return e
+    }
+
     /// Waits for an event of `type` that `match` accepts.
     @discardableResult
     func event(_ type: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,

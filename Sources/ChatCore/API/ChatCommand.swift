@@ -20,6 +20,10 @@ public enum ChatCommand: Sendable, Hashable {
     case apiSetContactAlias(contactId: Int64, localAlias: String)
     /// `/_set alias :<connId> <alias>`: the same for a pending connection.
     case apiSetConnectionAlias(connId: Int64, localAlias: String)
+    /// `/_set custom @<contactId>[ <json(customData)>]`: data a bot keeps with a contact.
+    case apiSetContactCustomData(contactId: Int64, customData: [String: JSONValue]?)
+    /// `/_set custom #<groupId>[ <json(customData)>]`.
+    case apiSetGroupCustomData(groupId: Int64, customData: [String: JSONValue]?)
 
     // MARK: chat controller
     /// `/_start[ main=on|off[ snd_files=on|off]]`; a bare `/_start` starts as the main app.
@@ -280,6 +284,8 @@ extension ChatCommand {
         case .apiSetContactPrefs(let id, let p): return "/_set prefs @\(id) " + json(p)
         case .apiSetContactAlias(let id, let a): return "/_set alias @\(id) \(a)"
         case .apiSetConnectionAlias(let id, let a): return "/_set alias :\(id) \(a)"
+        case .apiSetContactCustomData(let id, let d): return "/_set custom @\(id)" + (d.map { " " + json($0) } ?? "")
+        case .apiSetGroupCustomData(let id, let d): return "/_set custom #\(id)" + (d.map { " " + json($0) } ?? "")
         case .startChat(let main, let snd): return "/_start main=" + onOff(main) + (snd == main ? "" : " snd_files=" + onOff(snd))
         case .apiStopChat: return "/_stop"
         case .apiStorageEncryption(let cfg): return "/_db encryption " + json(cfg)

@@ -382,6 +382,16 @@ enum CommandSyntax {
             let id = try s.decimal("connection ID")
             return .apiSetConnectionAlias(connId: id, localAlias: s.take(" ") ? s.remainder().trimmingCharacters(in: .whitespaces) : "")
         },
+        Entry(name: "/_set custom", prefixes: ["/_set custom @"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("contact ID")
+            let data: [String: JSONValue]? = s.take(" ") && !s.atEnd ? try s.json([String: JSONValue].self, "custom data") : nil
+            return .apiSetContactCustomData(contactId: id, customData: data)
+        },
+        Entry(name: "/_set custom", prefixes: ["/_set custom #"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("group ID")
+            let data: [String: JSONValue]? = s.take(" ") && !s.atEnd ? try s.json([String: JSONValue].self, "custom data") : nil
+            return .apiSetGroupCustomData(groupId: id, customData: data)
+        },
         Entry(name: "/_set incognito", prefixes: ["/_set incognito :"]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("connection ID")
             try s.expect(" ")

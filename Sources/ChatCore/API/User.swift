@@ -1,7 +1,7 @@
 /// A local user profile (TYPES.md User): one of possibly several identities in the same database.
 public struct User: Codable, Sendable, Hashable {
     public var userId: Int64
-    public var agentUserId: Int64
+    public var agentUserId: AgentUserId
     /// The contact record that represents the user.
     public var userContactId: Int64
     public var localDisplayName: String
@@ -20,7 +20,7 @@ public struct User: Codable, Sendable, Hashable {
     public var uiThemes: UIThemeEntityOverrides?
 
     public init(
-        userId: Int64, agentUserId: Int64, userContactId: Int64, localDisplayName: String, profile: LocalProfile,
+        userId: Int64, agentUserId: AgentUserId, userContactId: Int64, localDisplayName: String, profile: LocalProfile,
         fullPreferences: FullPreferences = .defaults, activeUser: Bool, activeOrder: Int64 = 0,
         viewPwdHash: UserPwdHash? = nil, showNtfs: Bool = true, sendRcptsContacts: Bool = true,
         sendRcptsSmallGroups: Bool = true, autoAcceptMemberContacts: Bool = false,
@@ -116,5 +116,29 @@ public struct UserProfileUpdateSummary: Codable, Sendable, Hashable {
         self.updateSuccesses = updateSuccesses
         self.updateFailures = updateFailures
         self.changedContacts = changedContacts
+    }
+}
+
+/// The agent's user id as simplex-chat writes it in JSON: a string of the decimal number
+/// (`AgentUserId`'s StrEncoding); a number is accepted when reading.
+public struct AgentUserId: Codable, Sendable, Hashable, ExpressibleByIntegerLiteral {
+    public var value: Int64
+    public init(_ value: Int64) { self.value = value }
+    public init(integerLiteral value: Int64) { self.value = value }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let n = try? c.decode(Int64.self) {
+            value = n
+        } else if let v = Int64(try c.decode(String.self)) {
+            value = v
+        } else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "agentUserId is not a number")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(String(value))
     }
 }

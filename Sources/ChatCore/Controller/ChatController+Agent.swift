@@ -9,9 +9,7 @@ extension ChatController {
     /// Returns false when it was already running.
     func startAgent() async throws(ChatError) -> Bool {
         if agent != nil { return false }
-        let configured = try store.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT server FROM smp_servers WHERE protocol = 'smp' AND enabled = 1 AND user_id = (SELECT user_id FROM users WHERE active_user = 1)"))
-        }
+        let configured = try store.read { db in try db.activeUserServers(protocol: "smp") }
         let servers = (configured.isEmpty ? config.defaultSMPServers : configured).compactMap { try? SMPServerAddress(parsing: $0) }
         let a: SMPAgent
         do {
@@ -21,6 +19,8 @@ extension ChatController {
         }
         agent = a
         await a.start()
+        // Connections deleted while the agent was stopped go first (with their relay queues).
+        await resumeAgentDeletions(a)
         // Strong captures: both tasks end in stopAgent (cancelled, and the agent's event stream
         // finishes), which every close path calls. A weak reference would give the controller a
         // side table that a controller living in libsimplex's registry keeps until exit.
@@ -40,11 +40,8 @@ extension ChatController {
 
     /// Timed messages past their time: removed, and reported as deleted with `timed`.
     func deleteExpiredItems() {
-        guard let due = try? store.read({ db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, contact_id, group_id, user_id FROM chat_items WHERE timed_delete_at <= ?"), arguments: [Self.now])
-        }) else { return }
-        for r in due {
-            let itemId: Int64 = r[0], contactId: Int64? = r[1], groupId: Int64? = r[2], userId: Int64 = r[3]
+        guard let due = try? store.read({ db in try db.dueTimedItems(at: Self.now) }) else { return }
+        for (itemId, contactId, groupId, userId) in due {
             let before: AChatItem?
             if let groupId {
                 before = try? groupItem(groupId, itemId)
@@ -54,10 +51,10 @@ extension ChatController {
                 before = nil
             }
             guard let before, let user = try? userById(userId) else {
-                try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
+                try? store.write { db in try db.deleteChatItem(itemId) }
                 continue
             }
-            try? store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
+            try? store.write { db in try db.deleteChatItem(itemId) }
             emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)], byUser: false, timed: true))
         }
     }
@@ -73,16 +70,25 @@ extension ChatController {
     }
 
     /// Agent events for our connections become chat state and chat events.
+    /// A database failure while handling is reported and the event handled again after a
+    /// growing delay (the message stays unacknowledged meanwhile), so nothing received is lost.
     func handleAgentEvent(_ e: AgentEvent) async {
-        do {
-            try await handle(e)
-        } catch {
-            emit(.chatError(chatError: error))
+        var attempt = 0
+        while true {
+            do {
+                try await handle(e)
+                return
+            } catch {
+                emit(.chatError(chatError: error))
+                guard error.isDatabaseError, agent != nil, !Task.isCancelled else { return }
+                attempt += 1
+                try? await Task.sleep(nanoseconds: UInt64(min(0.1 * Double(1 << min(attempt, 6)), 5) * 1e9))
+            }
         }
     }
 
     private func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
-        try store.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId]) }
+        try store.read { db in try db.connectionRow(agentConnId: agentConnId) }
     }
 
     private func decodeChatMessage(_ bytes: [UInt8]) -> ChatMessage? {
@@ -98,6 +104,7 @@ extension ChatController {
             // The joiner's (or the address owner's) profile: make the contact, answer with ours.
             guard let conn = try connectionRow(agentConnId) else { return }
             let msg = decodeChatMessage(info)
+            try recordPeerVersion(agentConnId, msg)
             if conn["group_member_id"] as Int64? != nil {
                 try await groupConfirmation(conn, confirmationId: confirmationId, msg)
                 return
@@ -117,9 +124,10 @@ extension ChatController {
             do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: ours) } catch {
                 throw Self.agentError(error, connId: agentConnId)
             }
-            try store.write { db in try db.run("UPDATE connections SET conn_status = 'accepted' WHERE agent_conn_id = ?", [agentConnId]) }
+            try store.write { db in try db.setConnectionStatus(agentConnId: agentConnId, "accepted", at: Self.now) }
         case .info(let info):
             guard let conn = try connectionRow(agentConnId) else { return }
+            try recordPeerVersion(agentConnId, decodeChatMessage(info))
             if conn["group_member_id"] as Int64? != nil {
                 try groupConnectionInfo(conn, decodeChatMessage(info))
                 return
@@ -130,8 +138,9 @@ extension ChatController {
             let contactId = try createContact(conn, profile: profile, status: "requested")
             let userId: Int64 = conn["user_id"]
             if let c = try store.read({ db in try self.contact(db, contactId) }) { emit(.contactConnecting(user: try userById(userId), contact: c)) }
-        case .con:
+        case .con(let pq):
             guard let conn = try connectionRow(agentConnId) else { return }
+            try store.write { db in try db.setConnectionPQEncryption(agentConnId: agentConnId, pq) }
             if conn["group_member_id"] as Int64? != nil {
                 try await groupConnected(conn)
                 return
@@ -139,11 +148,8 @@ extension ChatController {
             guard let contactId = conn["contact_id"] as Int64? else { return }
             let userId: Int64 = conn["user_id"]
             let contact = try store.write { db -> Contact? in
-                try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
-                // A prepared contact is an ordinary one from now on.
-                try db.run("""
-                    UPDATE contacts SET prepared_conn_link = NULL, prepared_short_link = NULL, prepared_link_mode = NULL WHERE contact_id = ?
-                    """, [contactId])
+                // simplex-chat starts the chat here (its feature items), so the contact has a chat time.
+                try db.contactConnected(contactId, agentConnId: agentConnId, at: Self.now)
                 return try self.contact(db, contactId)
             }
             guard let contact else { return }
@@ -178,12 +184,17 @@ extension ChatController {
         }
     }
 
+    /// The peer's chat version range, from its handshake message (`v`; version 1 when absent).
+    private func recordPeerVersion(_ agentConnId: String, _ msg: ChatMessage?) throws(ChatError) {
+        guard let msg else { return }
+        let r = msg.effectiveVRange
+        try store.write { db in try db.setPeerChatVersionRange(agentConnId: agentConnId, min: Int(r.min), max: Int(r.max)) }
+    }
+
     /// The address's welcome message, to a contact that came through the address.
     private func sendWelcome(_ conn: Row, user: User, contact: Contact) async throws(ChatError) {
         guard let linkId = conn["user_contact_link_id"] as Int64?,
-            let link = try store.read({ db in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_contact_link_id = ?"), arguments: [linkId])
-            }),
+            let link = try store.read({ db in try db.userContactLinkRow(id: linkId) }),
             let reply = Self.contactLink(link).addressSettings.autoReply
         else { return }
         let itemId = try await sendItem(user: user, contact: contact, agentConnId: conn["agent_conn_id"], content: reply,
@@ -197,40 +208,37 @@ extension ChatController {
         let userId: Int64 = conn["user_id"]
         let connectionId: Int64 = conn["connection_id"]
         return try store.write { db -> Int64 in
-            try db.run("""
-                INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
-            let profileId = db.lastInsertedRowID
+            let profileId = try db.insertContactProfile(userId: userId, profile, at: Self.now)
             let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
-            try db.run("INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", [userId, name, profileId, Self.now, Self.now])
-            let contactId = db.lastInsertedRowID
-            try db.run("UPDATE connections SET contact_id = ?, conn_status = ?, updated_at = ? WHERE connection_id = ?", [contactId, status, Self.now, connectionId])
+            let contactId = try db.insertContact(userId: userId, localDisplayName: name, profileId: profileId, at: Self.now)
+            try db.bindConnection(connectionId, toContact: contactId, status: status, at: Self.now)
             return contactId
         }
     }
 
     private func contactRequestReceived(_ agentConnId: String, _ invitationId: String, _ info: [UInt8]) async throws(ChatError) {
-        if let groupLink = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) }) {
+        if let groupLink = try store.read({ db in try db.groupLinkRow(agentConnId: agentConnId) }) {
             try await groupLinkRequest(groupLink, invitationId: invitationId, decodeChatMessage(info))
             return
         }
-        guard let link = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId]) })
+        guard let link = try store.read({ db in try db.userContactLinkRow(agentConnId: agentConnId) })
         else { return }
-        guard case .contact(let profile, _, _, let requestMsg)? = decodeChatMessage(info)?.event else {
+        let requestMessage = decodeChatMessage(info)
+        guard case .contact(let profile, _, _, let requestMsg)? = requestMessage?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }
         let userId: Int64 = link["user_id"]
         let linkId: Int64 = link["user_contact_link_id"]
         let requestId = try store.write { db -> Int64 in
-            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)", [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
-            let profileId = db.lastInsertedRowID
+            let profileId = try db.insertContactProfile(userId: userId, profile, at: Self.now)
             try db.run("""
                 INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name,
-                  request_msg_id, request_msg_content, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  request_msg_id, request_msg_content, peer_chat_min_version, peer_chat_max_version, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName),
-                      requestMsg?.msgId.base64url, requestContent, Self.now, Self.now])
+                      requestMsg?.msgId.base64url, requestContent, requestMessage.map { Int($0.effectiveVRange.min) },
+                      requestMessage.map { Int($0.effectiveVRange.max) }, Self.now, Self.now])
             return db.lastInsertedRowID
         }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
@@ -249,26 +257,27 @@ extension ChatController {
         if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
             guard let msg = decodeChatMessage(body) else {
                 emit(.messageError(user: try userById(conn["user_id"]), severity: "warning", errorMessage: "unreadable message"))
-                try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+                acknowledge(agent, agentConnId, meta.agentMsgId)
                 return
             }
             var receipt: [UInt8]?
             do { receipt = try await groupMessageReceived(conn, meta, msg) } catch {
-                // Acknowledged all the same: a message we cannot process must not block the queue.
-                acknowledge(agent, agentConnId, meta.agentMsgId)
+                // Acknowledged all the same: a message we cannot process must not block the queue;
+                // but not after a database failure, which is retried (handleAgentEvent).
+                if !error.isDatabaseError { acknowledge(agent, agentConnId, meta.agentMsgId) }
                 throw error
             }
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
         }
         guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else {
-            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+            acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
         let userId: Int64 = conn["user_id"]
         guard let msg = decodeChatMessage(body) else {
             emit(.messageError(user: try userById(userId), severity: "warning", errorMessage: "unreadable message"))
-            try? await agent.ackMessage(connId: agentConnId, msgId: meta.agentMsgId)
+            acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
@@ -277,8 +286,16 @@ extension ChatController {
         var receipt: [UInt8]?
         var acked = false
         switch msg.event {
-        case .msgNew(let container):
-            let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container)
+        case .msgNew(var container):
+            // Contact preferences on what arrives: no timer unless disappearing messages are on
+            // for both; a voice message the contact may not send becomes a rejected-feature item.
+            let contactNow = try store.read { db in try self.contact(db, contactId) }
+            if let c = contactNow {
+                container.ttl = c.mergedPreferences.timedMessages.enabled.forUser && c.mergedPreferences.timedMessages.enabled.forContact ? container.ttl : nil
+            }
+            var rejected: ChatFeature?
+            if case .voice = container.content, let c = contactNow, !c.mergedPreferences.enabled(.voice).forContact { rejected = .voice }
+            let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container, rejected: rejected)
             // Stored: the relay can send the next message while we build the event.
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: [])
             acked = true
@@ -289,9 +306,7 @@ extension ChatController {
             if let (itemId, r) = try receivedItem(contactId, u.msgId.base64url, sent: false),
                 (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
                 let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
-                try store.write { db in
-                    try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?", [u.content.text, contentJSON, Self.now, itemId])
-                }
+                try store.write { db in try db.updateItemContent(itemId, text: u.content.text, contentJSON: contentJSON, live: nil, at: Self.now) }
                 if let contact = try store.read({ db in try self.contact(db, contactId) }) {
                     emit(.chatItemUpdated(user: user, chatItem: try aItem(contact, itemId)))
                 }
@@ -300,6 +315,13 @@ extension ChatController {
             if let (itemId, _) = try receivedItem(contactId, msgId.base64url, sent: false),
                 let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 let before = try aItem(contact, itemId)
+                // Full deletion allowed for the contact: the item goes; otherwise it is marked.
+                if contact.mergedPreferences.enabled(.fullDelete).forContact {
+                    try store.write { db in try db.deleteChatItem(itemId) }
+                    emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)],
+                                           byUser: false, timed: false))
+                    break
+                }
                 try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
                 emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId))],
                                        byUser: false, timed: false))
@@ -307,7 +329,8 @@ extension ChatController {
         case .msgReact(let msgId, _, _, let reaction, let add):
             // The peer reacts to one of our items or theirs: look the shared id up in both.
             if let (itemId, r) = try receivedItem(contactId, msgId.base64url, sent: nil),
-                let contact = try store.read({ db in try self.contact(db, contactId) }) {
+                let contact = try store.read({ db in try self.contact(db, contactId) }),
+                contact.mergedPreferences.enabled(.reactions).forContact {
                 try setReaction(itemId, try json(reaction), sent: false, add: add)
                 let item = try chatItem(itemId)
                 let cr = CIReaction(chatDir: .directRcv, chatItem: item, sentAt: Self.ts(Double(meta.brokerTs)), reaction: reaction)
@@ -317,10 +340,7 @@ extension ChatController {
         case .info(let profile):
             let change = try store.write { db -> (Contact, Contact)? in
                 guard let from = try self.contact(db, contactId) else { return nil }
-                try db.run("""
-                    UPDATE contact_profiles SET display_name = ?, full_name = ?, image = ?, contact_link = ?
-                    WHERE profile_id = (SELECT profile_id FROM contacts WHERE contact_id = ?)
-                    """, [profile.displayName, profile.fullName, profile.image, profile.contactLink, contactId])
+                if let pid = try db.contactProfileId(contactId: contactId) { try db.updateContactProfile(profileId: pid, profile) }
                 guard let to = try self.contact(db, contactId) else { return nil }
                 return (from, to)
             }
@@ -333,8 +353,7 @@ extension ChatController {
             }
         case .directDel:
             let contact = try store.write { db -> Contact? in
-                try db.run("UPDATE contacts SET contact_status = 'deleted', updated_at = ? WHERE contact_id = ?", [Self.now, contactId])
-                try db.run("UPDATE connections SET conn_status = 'deleted' WHERE contact_id = ?", [contactId])
+                try db.markContactDeletedByPeer(contactId, at: Self.now)
                 return try self.contact(db, contactId)
             }
             if let contact { emit(.contactDeletedByContact(user: user, contact: contact)) }
@@ -347,73 +366,72 @@ extension ChatController {
     /// Acknowledges a processed message without holding up the next agent event: the ACK is a
     /// round trip to the relay, and the relay sends a queue's next message only after it, so
     /// awaiting it here would serialise every connection behind one network round trip.
+    /// A failed ACK is reported (the relay then delivers the message again, and the shared
+    /// message id keeps it one item).
     func acknowledge(_ agent: SMPAgent, _ agentConnId: String, _ msgId: Int64, receipt: [UInt8]? = nil) {
-        Task { try? await agent.ackMessage(connId: agentConnId, msgId: msgId, receipt: receipt) }
+        Task {
+            do throws(AgentError) { try await agent.ackMessage(connId: agentConnId, msgId: msgId, receipt: receipt) } catch {
+                self.emit(.chatError(chatError: Self.agentError(error, connId: agentConnId)))
+            }
+        }
     }
 
     /// Stores a received x.msg.new once (by its shared id), with its quote and timer.
-    private func storeReceived(userId: Int64, contactId: Int64, meta: MsgMeta, shared: String?, _ container: MsgContainer) throws(ChatError) -> Int64? {
-        let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
+    private func storeReceived(userId: Int64, contactId: Int64, meta: MsgMeta, shared: String?, _ container: MsgContainer,
+                               rejected: ChatFeature? = nil) throws(ChatError) -> Int64? {
+        let contentJSON = try json(rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content))
         let newStatus = try json(CIStatus.rcvNew)
         let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
+        let now = Self.now
+        var item = NewChatItem(userId: userId, contactId: contactId, sent: false, itemTs: Double(meta.brokerTs), text: container.content.text,
+                               contentJSON: contentJSON, statusJSON: newStatus, sharedMsgId: shared, agentMsgId: meta.agentMsgId)
+        item.forwarded = container.forward
+        item.live = container.live ?? false
+        item.ttl = container.ttl
+        item.deleteAt = container.ttl.map { now + Double($0) }
+        item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
+        item.quotedSent = container.quote.map { !$0.msgRef.sent }
+        item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
+        item.quotedContentJSON = quotedContent
+        // One transaction per received message: the duplicate check, the quote and the item.
         return try store.write { db -> Int64? in
-            if let shared, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_items WHERE contact_id = ? AND item_sent = 0 AND shared_msg_id = ?"),
-                                             arguments: [contactId, shared]) == true { return nil }
-            var quotedItemId: Int64?
+            if let shared, try db.hasReceivedContactItem(contactId, sharedMsgId: shared) { return nil }
             if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
                 // The peer's "sent" is from its side: its sent item is our received one.
-                quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?"),
-                                                  arguments: [contactId, qid, !q.msgRef.sent])
+                item.quotedItemId = try db.contactItemId(contactId, sharedMsgId: qid, sent: !q.msgRef.sent)
             }
-            try db.run("""
-                INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, agent_msg_id,
-                  item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at, quoted_content,
-                  created_at, updated_at)
-                VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, contactId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared, meta.agentMsgId,
-                                 container.forward, container.live ?? false, container.ttl, container.ttl.map { Self.now + Double($0) },
-                                 quotedItemId, container.quote?.msgRef.msgId?.base64url, container.quote.map { !$0.msgRef.sent },
-                                 container.quote?.msgRef.sentAt.date.timeIntervalSince1970, quotedContent, Self.now, Self.now])
-            let id = db.lastInsertedRowID
-            try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
-            return id
+            return try db.insertChatItem(item, at: now)
         }
     }
 
     /// An item of the contact's chat by shared message id; `sent` nil matches either direction.
     private func receivedItem(_ contactId: Int64, _ shared: String, sent: Bool?) throws(ChatError) -> (Int64, Row)? {
         try store.read { db -> (Int64, Row)? in
-            let r: Row?
-            if let sent {
-                r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?"), arguments: [contactId, shared, sent])
-            } else {
-                r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?"), arguments: [contactId, shared])
-            }
-            guard let r else { return nil }
+            guard let r = try db.contactItemRow(contactId, sharedMsgId: shared, sent: sent) else { return nil }
             return (r["chat_item_id"], r)
         }
     }
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
         if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
-        let found = try store.read { db -> (Int64, Int64, Int64)? in
-            guard let r = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
-                WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1
-                """), arguments: [agentConnId, msgId]) else { return nil }
-            return (r[0], r[1], r[2])
-        }
+        let found = try store.read { db in try db.sentContactItem(agentConnId: agentConnId, agentMsgId: msgId) }
         guard let (itemId, contactId, userId) = found else {
             // Bounded: reports for messages that make no item (edits, events) are never claimed.
             if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
             earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
             return
         }
-        // A late SENT must not overwrite "delivered".
-        if case .sndSent = status, case .sndRcvd = try chatItem(itemId).meta.itemStatus { return }
-        try setStatus(itemId, status)
+        // A late SENT must not overwrite "delivered" (checked in the same statement).
+        let statusJSON = try json(status)
+        let changed = try store.write { db in try db.setSentItemStatus(itemId, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) }
+        guard changed else { return }
         guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
         emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+    }
+
+    static func isSent(_ s: CIStatus) -> Bool {
+        if case .sndSent = s { return true }
+        return false
     }
 
     /// The host part of a relay address, as hostConnected/hostDisconnected report it.

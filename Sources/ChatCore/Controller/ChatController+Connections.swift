@@ -14,7 +14,7 @@ extension ChatController {
     /// random incognito profile (the real one is never sent then).
     func profileToSend(_ user: User, incognitoProfileId: Int64?) throws(ChatError) -> Profile {
         if let id = incognitoProfileId,
-            let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM contact_profiles WHERE profile_id = ?"), arguments: [id]) })
+            let r = try store.read({ db in try db.contactProfileRow(id) })
         {
             return Profile(displayName: r["display_name"], fullName: r["full_name"])
         }
@@ -25,10 +25,7 @@ extension ChatController {
         let adjectives = ["Quiet", "Brave", "Calm", "Bright", "Swift", "Gentle", "Bold", "Clever", "Kind", "Lucky", "Merry", "Noble"]
         let nouns = ["Otter", "Falcon", "Maple", "River", "Comet", "Badger", "Willow", "Heron", "Fox", "Lynx", "Cedar", "Robin"]
         let name = "\(adjectives.randomElement() ?? "Quiet")\(nouns.randomElement() ?? "Otter")"
-        return try store.write { db in
-            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, incognito, created_at) VALUES (?, ?, '', 1, ?)", [userId, name, Self.now])
-            return db.lastInsertedRowID
-        }
+        return try store.write { db in try db.insertIncognitoProfile(userId: userId, displayName: name, at: Self.now) }
     }
 
     func encodeInfo(_ event: ChatMsgEvent) throws(ChatError) -> [UInt8] {
@@ -271,25 +268,27 @@ extension ChatController {
     }
 
     /// `/_address <userId>`: a long-lived contact address.
-    func createAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
+    func createAddress(userId: Int64, pqRatchet: Bool?) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        if try store.read({ db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE user_id = ?"), arguments: [userId]) }) == true {
+        if try store.read({ db in try db.userContactLinkRow(userId: userId) }) != nil {
             throw .error(errorType: .commandError(message: "you already have an address"))
         }
         let agent = try runningAgent()
         let data = try shortLinkData(ContactShortLinkData(profile: redacted(user.profile.profile)))
         let created: CreatedConnectionLink
-        do { created = try await agent.createConnection(mode: .contact, userLinkData: data, userId: userId) } catch { throw Self.agentError(error) }
+        do { created = try await agent.createConnection(mode: .contact, userLinkData: data, pqSupport: pqRatchet, userId: userId) } catch {
+            throw Self.agentError(error)
+        }
         try store.write { db in
-            try db.run("INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, short_link, created_at) VALUES (?, ?, ?, ?, ?)",
-                       [userId, created.connId, created.link.uriString, created.shortLink?.uriString, Self.now])
+            try db.insertUserContactLink(userId: userId, agentConnId: created.connId, link: created.link.uriString, shortLink: created.shortLink?.uriString,
+                                         pqSupport: pqRatchet, at: Self.now)
         }
         return .userContactLinkCreated(user: user, connLinkContact: CreatedConnLink(connFullLink: created.link.uriString, connShortLink: created.shortLink?.uriString))
     }
 
     func showAddress(userId: Int64) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId]) }) else {
+        guard let r = try store.read({ db in try db.userContactLinkRow(userId: userId) }) else {
             throw .errorStore(storeError: .userContactLinkNotFound)
         }
         return .userContactLink(user: user, contactLink: Self.contactLink(r))
@@ -304,12 +303,17 @@ extension ChatController {
 
     /// `/_address_settings <userId> <json>`: auto-accept (optionally incognito) and the welcome
     /// message sent to each contact made through the address.
-    func setAddressSettings(userId: Int64, _ settings: AddressSettings) throws(ChatError) -> ChatResponse {
+    /// `pq_ratchet=on|off` sets post-quantum support for the contacts accepted through the
+    /// address; a business address needs business chats (not built yet) and is refused.
+    func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
+        if settings.businessAddress {
+            throw .error(errorType: .commandError(message: "business addresses are not supported yet"))
+        }
         let json = try json(settings)
         let r = try store.write { db -> Row? in
-            try db.run("UPDATE user_contact_links SET address_settings = ? WHERE user_id = ?", [json, userId])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+            try db.setAddressSettings(userId: userId, json, pqSupport: pqRatchet)
+            return try db.userContactLinkRow(userId: userId)
         }
         guard let r else { throw .errorStore(storeError: .userContactLinkNotFound) }
         return .userContactLinkUpdated(user: user, contactLink: Self.contactLink(r))
@@ -320,12 +324,12 @@ extension ChatController {
     func setContactPrefs(contactId: Int64, _ prefs: Preferences) async throws(ChatError) -> ChatResponse {
         let (user, from, agentConnId) = try contactConnection(contactId)
         let json = try json(prefs)
-        try store.write { db in try db.run("UPDATE contacts SET user_preferences = ?, updated_at = ? WHERE contact_id = ?", [json, Self.now, contactId]) }
-        let custom: Int64? = try store.read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT custom_user_profile_id FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId])
-        }
+        try store.write { db in try db.setContactUserPreferences(contactId, json, at: Self.now) }
+        let custom: Int64? = try store.read { db in try db.connectionIncognitoProfileId(agentConnId: agentConnId) }
         var profile = try profileToSend(user, incognitoProfileId: custom)
-        profile.preferences = prefs
+        // As simplex-chat (`userProfileToSend`): the contact gets our preferences for it merged
+        // with our global ones (not the global ones when incognito).
+        profile.preferences = Preferences(FullPreferences.merged(prefs, custom == nil ? user.profile.preferences : nil))
         try await sendEvent(agentConnId, .info(profile))
         guard let to = try store.read({ db in try self.contact(db, contactId) }) else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
         return .contactPrefsUpdated(user: user, fromContact: from, toContact: to)
@@ -333,11 +337,11 @@ extension ChatController {
 
     func deleteAddress(userId: Int64) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        guard let agentConnId = try store.read({ db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
-        }) else { throw .errorStore(storeError: .userContactLinkNotFound) }
-        if let agent { try? await agent.deleteConnection(connId: agentConnId) }
-        try store.write { db in try db.run("DELETE FROM user_contact_links WHERE user_id = ?", [userId]) }
+        guard let agentConnId: String = try store.read({ db in try db.userContactLinkRow(userId: userId)?["agent_conn_id"] }) else {
+            throw .errorStore(storeError: .userContactLinkNotFound)
+        }
+        try await deleteAgentConnections([agentConnId])
+        try store.write { db in try db.deleteUserContactLink(userId: userId) }
         return .userContactLinkDeleted(user: user)
     }
 
@@ -353,8 +357,12 @@ extension ChatController {
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)))
+        // The address's pq_ratchet setting, when one was given.
+        let pq = try store.read { db in try db.addressPQSupport(userContactLinkId: req.userContactLinkId_) }
+        let agentDefaultPQ = await agent.config.pqSupport
+        let pqSupport = pq ?? agentDefaultPQ
         let agentConnId: String
-        do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info) } catch {
+        do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info, pqSupport: pq) } catch {
             throw Self.agentError(error)
         }
         let contact = try store.write { db -> Contact? in
@@ -365,9 +373,11 @@ extension ChatController {
                 """, [userId, name, req.profileId, requestId, Self.now, Self.now])
             let contactId = db.lastInsertedRowID
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?)
-                """, [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, Self.now, Self.now])
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id,
+                  peer_chat_min_version, peer_chat_max_version, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, req.cReqChatVRange.minVersion, req.cReqChatVRange.maxVersion,
+                      pqSupport, Self.now, Self.now])
             // The message sent with the request becomes the first message of the chat.
             if let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT request_msg_id, request_msg_content FROM contact_requests WHERE contact_request_id = ?"),
                                         arguments: [requestId]),

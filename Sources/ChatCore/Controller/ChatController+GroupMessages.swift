@@ -22,17 +22,10 @@ extension ChatController {
                     content: CIContent, text: String, shared: String? = nil, status: CIStatus? = nil) throws(ChatError) -> Int64 {
         let contentJSON = try json(content)
         let statusJSON = try json(status ?? (sent ? .sndSent(sndProgress: .complete) : .rcvRead))
-        return try store.write { db -> Int64 in
-            try db.run("""
-                INSERT INTO chat_items (user_id, contact_id, group_id, group_member_id, item_sent, item_ts, item_text, item_content, item_status,
-                  shared_msg_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, contactId, groupId, memberGmId, sent, Self.now, text, contentJSON, statusJSON, shared, Self.now, Self.now])
-            let id = db.lastInsertedRowID
-            if let groupId { try db.run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [Self.now, groupId]) }
-            if let contactId { try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId]) }
-            return id
-        }
+        let now = Self.now
+        let item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent, itemTs: now,
+                               text: text, contentJSON: contentJSON, statusJSON: statusJSON, sharedMsgId: shared)
+        return try store.write { db in try db.insertChatItem(item, at: now) }
     }
 
     func groupItem(_ groupId: Int64, _ itemId: Int64) throws(ChatError) -> AChatItem {
@@ -157,20 +150,20 @@ extension ChatController {
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
         let status = try json(CIStatus.sndNew)
         let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
-        let itemId = try store.write { db -> Int64 in
-            try db.run("""
-                INSERT INTO chat_items (user_id, group_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
-                  item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent, quoted_sent_at,
-                  quoted_content, quoted_member_id, created_at, updated_at)
-                VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [user.userId, g.groupId, Self.now, content.text, contentJSON, status, shared.base64url,
-                      forwarded, live, ttl, ttl.map { Self.now + Double($0) }, quote?.row["chat_item_id"] as Int64?,
-                      quote?.row["shared_msg_id"] as String?, quote?.row["item_sent"] as Bool?, quote?.row["item_ts"] as Double?,
-                      quotedContent, quote?.authorMemberId, Self.now, Self.now])
-            let id = db.lastInsertedRowID
-            try db.run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [Self.now, g.groupId])
-            return id
-        }
+        let now = Self.now
+        var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: now, text: content.text,
+                               contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url)
+        item.forwarded = forwarded
+        item.live = live
+        item.ttl = ttl
+        item.deleteAt = ttl.map { now + Double($0) }
+        item.quotedItemId = quote?.row["chat_item_id"] as Int64?
+        item.quotedSharedMsgId = quote?.row["shared_msg_id"] as String?
+        item.quotedSent = quote?.row["item_sent"] as Bool?
+        item.quotedSentAt = quote?.row["item_ts"] as Double?
+        item.quotedContentJSON = quotedContent
+        item.quotedMemberId = quote?.authorMemberId
+        let itemId = try store.write { db in try db.insertChatItem(item, at: now) }
         let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared, itemId: itemId)
         let sndNew = try json(CIStatus.sndNew)
         try store.write { db in
@@ -196,12 +189,17 @@ extension ChatController {
     @discardableResult
     func groupDeliveryUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) -> Bool {
         let statusJSON = try json(status)
+        // Looked up with a read: most reports are for direct messages, which cost no write here.
+        guard try store.read({ db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
+                              arguments: [agentConnId, msgId]) == true
+        }) else { return false }
         guard let itemId = try store.write({ db -> Int64? in
             guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
                                               arguments: [agentConnId, msgId]) else { return nil }
             // A late SENT must not overwrite "delivered".
             if case .sndSent = status {
-                try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ? AND delivery_status NOT LIKE '%sndRcvd%'",
+                try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ? AND delivery_status_type <> 'sndRcvd'",
                            [statusJSON, agentConnId, msgId])
             } else {
                 try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ?", [statusJSON, agentConnId, msgId])

@@ -182,12 +182,10 @@ extension ChatController {
     }
 
     func updateMemberProfile(_ m: GroupMember, _ profile: Profile) throws(ChatError) {
-        guard m.memberProfile.profile.displayName != profile.displayName || m.memberProfile.profile.fullName != profile.fullName
-            || m.memberProfile.profile.image != profile.image else { return }
+        guard m.memberProfile.profile != profile else { return }
         try store.write { db in
             if let pid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT member_profile_id FROM group_members WHERE group_member_id = ?"), arguments: [m.groupMemberId]) {
-                try db.run("UPDATE contact_profiles SET display_name = ?, full_name = ?, image = ? WHERE profile_id = ?",
-                           [profile.displayName, profile.fullName, profile.image, pid])
+                try db.updateContactProfile(profileId: pid, profile)
             }
         }
         let to = try member(m.groupMemberId)
@@ -199,9 +197,7 @@ extension ChatController {
     func createIntroducedMember(_ g: GroupInfo, userId: Int64, _ info: MemberInfo, category: GroupMemberCategory, status: GroupMemberStatus,
                                 invitedBy: Int64) throws(ChatError) -> Int64 {
         try store.write { db -> Int64 in
-            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, created_at) VALUES (?, ?, ?, ?, ?)",
-                       [userId, info.profile.displayName, info.profile.fullName, info.profile.image, Self.now])
-            let pid = db.lastInsertedRowID
+            let pid = try db.insertContactProfile(userId: userId, info.profile, at: Self.now)
             try db.run("""
                 INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_group_member_id,
                   local_display_name, member_profile_id, created_at, updated_at)
@@ -237,9 +233,7 @@ extension ChatController {
             throw Self.agentError(error)
         }
         let gmId = try store.write { db -> Int64 in
-            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, image, created_at) VALUES (?, ?, ?, ?, ?)",
-                       [user.userId, profile.displayName, profile.fullName, profile.image, Self.now])
-            let pid = db.lastInsertedRowID
+            let pid = try db.insertContactProfile(userId: user.userId, profile, at: Self.now)
             try db.run("""
                 INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
                   local_display_name, member_profile_id, created_at, updated_at)
@@ -247,8 +241,8 @@ extension ChatController {
                 """, [groupId, user.userId, memberId.base64url, role.rawValue, Self.validDisplayName(profile.displayName), pid, Self.now, Self.now])
             let gmId = db.lastInsertedRowID
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, via_group_link_id, created_at, updated_at)
-                VALUES (?, ?, 'member', 'accepted', ?, ?, ?, ?)
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, via_group_link_id, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'member', 'accepted', ?, ?, 0, ?, ?)
                 """, [user.userId, agentConnId, gmId, link["group_link_id"] as String, Self.now, Self.now])
             return gmId
         }
@@ -397,7 +391,7 @@ extension ChatController {
                 try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_member_id = ?", [Self.now, sender.groupMemberId])
                 try db.run("DELETE FROM connections WHERE group_member_id = ?", [sender.groupMemberId])
             }
-            if let agent { try? await agent.deleteConnection(connId: conn["agent_conn_id"], deleteQueues: true) }
+            try await deleteAgentConnections([conn["agent_conn_id"]])
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberLeft")), text: "left")
             emit(.leftMember(user: user, groupInfo: try groupInfo(g.groupId), member: try member(sender.groupMemberId)))
@@ -445,37 +439,28 @@ extension ChatController {
         } else if !sender.memberSettings.showMessages {
             deleted = try json(CIDeleted.blocked(deletedTs: Self.ts(Self.now)))
         }
+        let now = Self.now
+        let quotedAuthor = container.quote?.msgRef.memberId?.base64url
+        var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Double(meta.brokerTs),
+                               text: container.content.text, contentJSON: contentJSON, statusJSON: newStatus, sharedMsgId: shared,
+                               agentMsgId: meta.agentMsgId, deletedJSON: deleted)
+        item.forwarded = container.forward
+        item.live = container.live ?? false
+        item.ttl = container.ttl
+        item.deleteAt = container.ttl.map { now + Double($0) }
+        item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
+        item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
+        item.quotedContentJSON = quotedContent
+        item.quotedMemberId = quotedAuthor
         return try store.write { db -> Int64? in
-            if let shared, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
-                                             arguments: [g.groupId, sender.groupMemberId, shared]) == true { return nil }
-            var quotedItemId: Int64?
-            var quotedSent: Bool?
-            let quotedAuthor = container.quote?.msgRef.memberId?.base64url
+            if let shared, try db.hasMemberItem(g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: shared) { return nil }
             if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
-                if quotedAuthor == g.membership.memberId {
-                    quotedSent = true
-                    quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"),
-                                                      arguments: [g.groupId, qid])
-                } else {
-                    quotedSent = false
-                    quotedItemId = try Int64.fetchOne(db.cachedStatement(sql: """
-                        SELECT ci.chat_item_id FROM chat_items ci JOIN group_members m ON m.group_member_id = ci.group_member_id
-                        WHERE ci.group_id = ? AND m.member_id = ? AND ci.shared_msg_id = ?
-                        """), arguments: [g.groupId, quotedAuthor, qid])
-                }
+                let ours = quotedAuthor == g.membership.memberId
+                item.quotedSent = ours
+                item.quotedItemId = try ours ? db.sentGroupItemId(g.groupId, sharedMsgId: qid)
+                    : quotedAuthor.flatMap { try db.memberGroupItemId(g.groupId, memberId: $0, sharedMsgId: qid) }
             }
-            try db.run("""
-                INSERT INTO chat_items (user_id, group_id, group_member_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
-                  agent_msg_id, item_deleted, item_forwarded, item_live, timed_ttl, timed_delete_at, quoted_item_id, quoted_shared_msg_id, quoted_sent,
-                  quoted_sent_at, quoted_content, quoted_member_id, created_at, updated_at)
-                VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [user.userId, g.groupId, sender.groupMemberId, Double(meta.brokerTs), container.content.text, contentJSON, newStatus, shared,
-                      meta.agentMsgId, deleted, container.forward, container.live ?? false, container.ttl, container.ttl.map { Self.now + Double($0) },
-                      quotedItemId, container.quote?.msgRef.msgId?.base64url, quotedSent, container.quote?.msgRef.sentAt.date.timeIntervalSince1970,
-                      quotedContent, quotedAuthor, Self.now, Self.now])
-            let id = db.lastInsertedRowID
-            try db.run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [Self.now, g.groupId])
-            return id
+            return try db.insertChatItem(item, at: now)
         }
     }
 
@@ -558,8 +543,8 @@ extension ChatController {
         }
         try store.write { db in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'member', 'new', ?, 1, ?, ?)
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'member', 'new', ?, 1, 0, ?, ?)
                 """, [user.userId, agentConnId, gmId, Self.now, Self.now])
             try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
         }
@@ -605,8 +590,8 @@ extension ChatController {
         }
         try store.write { db in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'member', 'joined', ?, 1, ?, ?)
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'member', 'joined', ?, 1, 0, ?, ?)
                 """, [user.userId, agentConnId, gmId, Self.now, Self.now])
             try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
         }
@@ -670,7 +655,7 @@ extension ChatController {
         guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {
             return reportMessageError(g, "x.grp.mem.del with insufficient member permissions")
         }
-        for c in try memberConnections(target.groupMemberId) { if let agent { try? await agent.deleteConnection(connId: c) } }
+        try await deleteAgentConnections(try memberConnections(target.groupMemberId))
         try store.write { db in
             try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, target.groupMemberId])
             try db.run("DELETE FROM connections WHERE group_member_id = ?", [target.groupMemberId])

@@ -5,7 +5,7 @@ import GRDB
 /// member row of category `user`; its profile is the user's unless the group is incognito).
 extension ChatController {
     static let memberSelect = """
-        SELECT m.*, p.profile_id, p.display_name, p.full_name, p.image, p.contact_link, p.local_alias
+        SELECT m.*, p.profile_id, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type, p.local_alias
         FROM group_members m LEFT JOIN contact_profiles p ON p.profile_id = m.member_profile_id
         """
 
@@ -30,10 +30,8 @@ extension ChatController {
         } else {
             // Our membership without an incognito profile: the user's own profile.
             let u = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [r["user_id"] as Int64])
-            profile = LocalProfile(profileId: u?["profile_id"] ?? 0,
-                                   profile: Profile(displayName: u?["display_name"] ?? "", fullName: u?["full_name"] ?? "",
-                                                    image: u?["image"], contactLink: u?["contact_link"]),
-                                   localAlias: "")
+            profile = u.map { LocalProfile(profileId: $0["profile_id"], profile: publicProfile($0), localAlias: "") }
+                ?? LocalProfile(profileId: 0, profile: Profile(displayName: ""))
         }
         let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE group_member_id = ? ORDER BY connection_id DESC LIMIT 1"),
                                     arguments: [gmId])
@@ -73,6 +71,7 @@ extension ChatController {
             fullGroupPreferences: .merged(profile.groupPreferences), membership: membership,
             createdAt: ts(g["created_at"]), updatedAt: ts(g["updated_at"]), chatTs: chatTs.map(ts),
             groupSummary: GroupSummary(currentMembers: current), viaGroupLinkUri: g["via_group_link_uri"])
+        info.customData = (g["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
         if let full = g["prepared_conn_link"] as String? {
             let started: Bool = g["prepared_started"]
             info.preparedGroup = PreparedGroup(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: g["prepared_short_link"]),

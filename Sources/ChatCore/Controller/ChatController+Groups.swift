@@ -106,8 +106,8 @@ extension ChatController {
                       contactId, Self.now, Self.now])
             let gmId = db.lastInsertedRowID
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'member', 'new', ?, 1, ?, ?)
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'member', 'new', ?, 1, 0, ?, ?)
                 """, [user.userId, agentConnId, gmId, Self.now, Self.now])
             return gmId
         }
@@ -121,7 +121,7 @@ extension ChatController {
             _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))
         } catch {
             try? store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [gmId]) }
-            if let agent = self.agent { try? await agent.deleteConnection(connId: agentConnId) }
+            try? await deleteAgentConnections([agentConnId])
             throw error
         }
         let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: gmId, localDisplayName: g.localDisplayName,
@@ -159,8 +159,8 @@ extension ChatController {
         }
         try store.write { db in
             try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'member', 'joined', ?, 1, ?, ?)
+                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
+                VALUES (?, ?, 'member', 'joined', ?, 1, 0, ?, ?)
                 """, [user.userId, agentConnId, hostGmId, Self.now, Self.now])
             try db.run("UPDATE group_members SET member_status = 'accepted', updated_at = ? WHERE group_id = ? AND member_category IN ('user', 'host')",
                        [Self.now, groupId])
@@ -172,8 +172,7 @@ extension ChatController {
     /// The invitation item in the direct chat follows the invitation (pending → accepted/rejected).
     func setInvitationStatus(contactId: Int64, groupId: Int64, _ status: CIGroupInvitationStatus) throws(ChatError) {
         let rows = try store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id, item_content FROM chat_items WHERE contact_id = ? AND item_content LIKE '%GroupInvitation%'"),
-                             arguments: [contactId])
+            try db.groupInvitationItemRows(contactId: contactId)
         }
         for r in rows {
             guard let content = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String) else { continue }
@@ -188,7 +187,7 @@ extension ChatController {
             default: continue
             }
             let j = try json(updated)
-            try store.write { db in try db.run("UPDATE chat_items SET item_content = ?, updated_at = ? WHERE chat_item_id = ?", [j, Self.now, r["chat_item_id"] as Int64]) }
+            try store.write { db in try db.setItemContent(r["chat_item_id"], contentJSON: j, at: Self.now) }
         }
     }
 
@@ -305,13 +304,13 @@ extension ChatController {
         for m in selected {
             let conns = try memberConnections(m.groupMemberId)
             if m.memberStatus == .invited {
-                for c in conns { if let agent { try? await agent.deleteConnection(connId: c) } }
+                try await deleteAgentConnections(conns)
                 try store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [m.groupMemberId]) }
                 continue
             }
             guard let mid = MemberId(base64url: m.memberId) else { continue }
             await sendGroupEvent(groupId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
-            for c in conns { if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: 3) } }
+            try await deleteAgentConnections(conns, waitForDelivery: 3)
             try store.write { db in
                 try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, m.groupMemberId])
                 try db.run("DELETE FROM connections WHERE group_member_id = ?", [m.groupMemberId])
@@ -341,7 +340,7 @@ extension ChatController {
                 UNION ALL SELECT agent_conn_id FROM group_links WHERE group_id = ?
                 """), arguments: [groupId, groupId])
         }
-        for c in conns { if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: waitForDelivery) } }
+        try await deleteAgentConnections(conns, waitForDelivery: waitForDelivery)
         try store.write { db in
             try db.run("DELETE FROM connections WHERE group_member_id IN (SELECT group_member_id FROM group_members WHERE group_id = ?)", [groupId])
             try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId])
@@ -371,9 +370,8 @@ extension ChatController {
         if current && g.membership.memberRole < .owner && g.membership.memberStatus != .invited {
             throw .error(errorType: .groupUserRole(groupInfo: g, requiredRole: .owner))
         }
-        if g.membership.memberRole == .owner && g.membership.memberStatus.isActive {
-            await sendGroupEvent(groupId, .grpDel)
-        }
+        let sendDel = g.membership.memberRole == .owner && g.membership.memberStatus.isActive
+        if sendDel { await sendGroupEvent(groupId, .grpDel) }
         try await closeGroupConnections(groupId, waitForDelivery: 3)
         if let host = try store.read({ db in
             try Int64.fetchOne(db.cachedStatement(sql: "SELECT contact_id FROM group_members WHERE group_id = ? AND member_category = 'host'"), arguments: [groupId])
@@ -384,7 +382,7 @@ extension ChatController {
             try db.run("DELETE FROM chat_items WHERE group_id = ?", [groupId])
             try db.run("DELETE FROM groups WHERE group_id = ?", [groupId])
         }
-        return .groupDeletedUser(user: user, groupInfo: g)
+        return .groupDeletedUser(user: user, groupInfo: g, localDeletion: !sendDel)
     }
 
     /// `/_group_profile #<groupId> <json>`: owners only; x.grp.info to all.
@@ -470,7 +468,7 @@ extension ChatController {
         let (user, g) = try groupContext(groupId)
         try assertUserRole(g, .admin)
         let r = try groupLinkRow(g)
-        if let agent { try? await agent.deleteConnection(connId: r["agent_conn_id"]) }
+        try await deleteAgentConnections([r["agent_conn_id"]])
         try store.write { db in try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId]) }
         return .groupLinkDeleted(user: user, groupInfo: g)
     }

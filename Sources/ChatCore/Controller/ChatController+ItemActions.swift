@@ -8,9 +8,7 @@ extension ChatController {
     func directItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Contact, String, Row) {
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
         let (user, contact, agentConnId) = try contactConnection(ref.chatId)
-        guard let r = try store.read({ db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND contact_id = ?"), arguments: [itemId, ref.chatId])
-        }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
+        guard let r = try store.read({ db in try db.contactItemRow(itemId, contactId: ref.chatId) }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
         return (user, contact, agentConnId, r)
     }
 
@@ -31,7 +29,7 @@ extension ChatController {
         try await sendEvent(agentConnId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
-            try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?", [updated.msgContent.text, contentJSON, live, Self.now, itemId])
+            try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
         }
         return .chatItemUpdated(user: user, chatItem: try aItem(contact, itemId))
     }
@@ -47,14 +45,20 @@ extension ChatController {
             let before = try aItem(contact, itemId)
             switch mode {
             case .internal:
-                try store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
+                try store.write { db in try db.deleteChatItem(itemId) }
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
             case .internalMark, .broadcast:
                 if mode == .broadcast {
-                    guard r["item_sent"] as Bool, let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else {
+                    guard before.chatItem.meta.deletable, let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else {
                         throw .error(errorType: .invalidChatItemDelete)
                     }
                     try await sendEvent(agentConnId, .msgDel(msgId: shared))
+                    // With full deletion on for us, our copy goes too (simplex-chat `deleteDirectCIs`).
+                    if contact.mergedPreferences.enabled(.fullDelete).forUser {
+                        try store.write { db in try db.deleteChatItem(itemId) }
+                        deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
+                        continue
+                    }
                 }
                 try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId)))
@@ -67,20 +71,22 @@ extension ChatController {
     func markDeleted(_ itemId: Int64, _ deleted: CIDeleted) throws(ChatError) {
         let mark = try json(deleted)
         try store.write { db in
-            try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE chat_item_id = ?", [mark, Self.now, itemId])
+            try db.markItemDeleted(itemId, mark, at: Self.now)
         }
     }
 
     /// `/_reaction`: adds or removes our reaction (x.msg.react).
     func react(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
         let (user, contact, agentConnId, r) = try directItem(ref, itemId)
+        guard contact.mergedPreferences.enabled(.reactions).forUser else {
+            throw .error(errorType: .commandError(message: "feature not allowed \(ChatFeature.reactions.displayName)"))
+        }
         guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
             throw .error(errorType: .commandError(message: "this item cannot have reactions"))
         }
         let reactionJSON = try json(reaction)
         let present = try store.read { db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1"),
-                              arguments: [itemId, reactionJSON]) == true
+            try db.hasReaction(itemId, reactionJSON, sent: true)
         }
         guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
         try await sendEvent(agentConnId, .msgReact(msgId: shared, reaction: reaction, add: add))
@@ -91,13 +97,7 @@ extension ChatController {
     }
 
     func setReaction(_ itemId: Int64, _ reactionJSON: String, sent: Bool, add: Bool) throws(ChatError) {
-        try store.write { db in
-            if add {
-                try db.run("INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, created_at) VALUES (?, ?, ?, ?)", [itemId, reactionJSON, sent, Self.now])
-            } else {
-                try db.run("DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = ?", [itemId, reactionJSON, sent])
-            }
-        }
+        try store.write { db in try db.setReaction(itemId, reactionJSON, sent: sent, add: add, at: Self.now) }
     }
 
     /// An item's row and user from a direct or group chat (the source of a forward).
@@ -161,24 +161,6 @@ extension ChatController {
         }
     }
 
-    /// `/_delete @<contactId>`: tells the peer (x.direct.del), deletes the connection and the chat.
-    func deleteContact(_ ref: ChatRef) async throws(ChatError) -> ChatResponse {
-        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
-        let found = try store.read { db -> (Int64, Contact, [String])? in
-            guard let c = try self.contact(db, ref.chatId),
-                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [ref.chatId])
-            else { return nil }
-            return (uid, c, try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE contact_id = ?"), arguments: [ref.chatId]))
-        }
-        guard let (userId, contact, conns) = found else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }
-        for c in conns {
-            try? await sendEvent(c, .directDel)
-            if let agent { try? await agent.deleteConnection(connId: c, waitForDelivery: 3) }
-        }
-        try store.write { db in try db.run("DELETE FROM contacts WHERE contact_id = ?", [ref.chatId]) }
-        return .contactDeleted(user: try userById(userId), contact: contact)
-    }
-
     /// `/_profile <userId> <json>`: updates the profile and sends it (x.info) to every contact.
     func updateProfile(userId: Int64, _ profile: Profile, force: Bool = false) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
@@ -190,8 +172,7 @@ extension ChatController {
             throw .error(errorType: .invalidDisplayName(displayName: profile.displayName, validName: valid))
         }
         try store.write { db in
-            try db.run("UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, image = ?, contact_link = ? WHERE user_id = ?",
-                       [valid, profile.displayName, profile.fullName, profile.image, profile.contactLink, userId])
+            try db.updateUserProfile(userId: userId, localDisplayName: valid, profile)
         }
         // Incognito connections keep their random profile: only the others get the new one.
         let conns = try store.read { db in

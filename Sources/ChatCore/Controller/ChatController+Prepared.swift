@@ -27,10 +27,7 @@ extension ChatController {
         let welcomeJSON = try data.message.map { m throws(ChatError) in try json(CIContent.rcvMsgContent(msgContent: m)) }
         let rcvNew = try json(CIStatus.rcvNew)
         let contactId = try store.write { db -> Int64 in
-            try db.run("""
-                INSERT INTO contact_profiles (user_id, display_name, full_name, image, contact_link, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, [userId, profile.displayName, profile.fullName, profile.image, profile.contactLink, Self.now])
-            let profileId = db.lastInsertedRowID
+            let profileId = try db.insertContactProfile(userId: userId, profile, at: Self.now)
             let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
             try db.run("""
                 INSERT INTO contacts (user_id, local_display_name, profile_id, prepared_conn_link, prepared_short_link, prepared_link_mode,

@@ -8,33 +8,29 @@ extension ChatController {
     static func ts(_ seconds: Double) -> UTCTime { UTCTime(Date(timeIntervalSince1970: seconds)) }
     static var now: Double { Date().timeIntervalSince1970 }
 
-    /// Our features are simplex-chat's defaults on both sides until preferences are exchanged.
-    static var defaultMergedPreferences: ContactUserPreferences {
-        func pref(_ p: SimplePreference) -> ContactUserPreference {
-            let on = p.allow != .no
-            return ContactUserPreference(enabled: PrefEnabled(forUser: on, forContact: on), userPreference: .user(preference: p), contactPreference: p)
-        }
-        let d = FullPreferences.defaults
-        return ContactUserPreferences(timedMessages: pref(SimplePreference(allow: d.timedMessages.allow)), fullDelete: pref(d.fullDelete),
-                                      reactions: pref(d.reactions), voice: pref(d.voice), files: pref(d.files), calls: pref(d.calls),
-                                      sessions: pref(d.sessions))
+    /// Our chat protocol range as the API reports it (the `v` we send in every message).
+    static var chatVRange: ChatVersionRange {
+        ChatVersionRange(minVersion: Int(ourChatVRange.min), maxVersion: Int(ourChatVRange.max))
     }
-
-    static let chatVRange = ChatVersionRange(minVersion: 1, maxVersion: 16)
 
     func userById(_ userId: Int64) throws(ChatError) -> User {
-        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [userId]) }) else {
+        guard let r = try store.read({ db in try db.userRecord(userId) }) else {
             throw .errorStore(storeError: .userNotFound(userId: userId))
         }
-        return Self.user(r)
+        return r.user
     }
 
+    /// A connection as negotiated: the peer's chat version range from its handshake message
+    /// (ours until it arrives), the version both use, and PQ encryption as the agent reported it.
     static func connection(_ r: Row) -> Connection {
-        Connection(connId: r["connection_id"], agentConnId: r["agent_conn_id"], connChatVersion: 16, peerChatVRange: chatVRange,
-                   viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
-                   connType: ConnType(rawValue: r["conn_type"]) ?? .contact, connStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
-                   contactConnInitiated: r["initiated"], localAlias: r["local_alias"], entityId: r["contact_id"],
-                   pqSupport: true, pqEncryption: true, createdAt: ts(r["created_at"]))
+        let peerMin: Int? = r["peer_chat_min_version"], peerMax: Int? = r["peer_chat_max_version"]
+        let peer = peerMin.flatMap { lo in peerMax.map { ChatVersionRange(minVersion: lo, maxVersion: $0) } } ?? chatVRange
+        let version = min(peer.maxVersion, chatVRange.maxVersion)
+        return Connection(connId: r["connection_id"], agentConnId: r["agent_conn_id"], connChatVersion: version, peerChatVRange: peer,
+                          viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
+                          connType: ConnType(rawValue: r["conn_type"]) ?? .contact, connStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
+                          contactConnInitiated: r["initiated"], localAlias: r["local_alias"], entityId: r["contact_id"],
+                          pqSupport: r["pq_support"], pqEncryption: r["pq_encryption"], createdAt: ts(r["created_at"]))
     }
 
     static func pending(_ r: Row) -> PendingContactConnection {
@@ -46,25 +42,34 @@ extension ChatController {
             createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
     }
 
+    /// A stored profile, all of it (what the peer sent, or what the user set).
     static func profile(_ r: Row, prefix: String = "") -> LocalProfile {
-        LocalProfile(profileId: r[prefix + "profile_id"],
-                     profile: Profile(displayName: r[prefix + "display_name"], fullName: r[prefix + "full_name"], image: r[prefix + "image"],
-                                      contactLink: r[prefix + "contact_link"]),
-                     localAlias: r[prefix + "local_alias"])
+        LocalProfile(profileId: r[prefix + "profile_id"], profile: publicProfile(r, prefix: prefix), localAlias: (r[prefix + "local_alias"] as String?) ?? "")
+    }
+
+    static func publicProfile(_ r: Row, prefix: String = "") -> Profile {
+        Profile(displayName: r[prefix + "display_name"], fullName: r[prefix + "full_name"], shortDescr: r[prefix + "short_descr"],
+                image: r[prefix + "image"], contactLink: r[prefix + "contact_link"],
+                preferences: (r[prefix + "preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) },
+                peerType: (r[prefix + "peer_type"] as String?).flatMap(ChatPeerType.init(rawValue:)))
     }
 
     func contact(_ db: Database, _ contactId: Int64) throws -> Contact? {
-        guard let r = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT c.*, p.display_name, p.full_name, p.image, p.contact_link, p.local_alias FROM contacts c
-            JOIN contact_profiles p ON p.profile_id = c.profile_id WHERE c.contact_id = ?
-            """), arguments: [contactId]) else { return nil }
-        let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1"), arguments: [contactId])
+        guard let r = try db.contactRow(contactId) else { return nil }
+        let conn = try db.latestContactConnectionRow(contactId)
         let chatTs: Double? = r["chat_ts"]
         let prefs = (r["user_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) } ?? Preferences()
-        return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: Self.profile(r), activeConn: conn.map(Self.connection),
+        let userPrefs = (r["user_global_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) }
+        let profile = Self.profile(r)
+        let activeConn = conn.map(Self.connection)
+        let merged = ContactUserPreferences.merged(user: userPrefs, override: prefs, contact: profile.preferences,
+                                                   incognito: activeConn?.customUserProfileId != nil)
+        let custom = (r["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
+        return Contact(contactId: contactId, localDisplayName: r["local_display_name"], profile: profile, activeConn: activeConn,
                        contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
-                       chatSettings: ChatSettings(), userPreferences: prefs, mergedPreferences: Self.defaultMergedPreferences, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
-                       chatTs: chatTs.map(Self.ts), preparedContact: Self.preparedContact(r), contactRequestId: r["contact_request_id"])
+                       chatSettings: ChatSettings(), userPreferences: prefs, mergedPreferences: merged, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
+                       chatTs: chatTs.map(Self.ts), preparedContact: Self.preparedContact(r), contactRequestId: r["contact_request_id"],
+                       chatDeleted: r["chat_deleted"], customData: custom)
     }
 
     /// The link a prepared contact will connect through, until it does.
@@ -76,14 +81,25 @@ extension ChatController {
 
     func contactRequest(_ db: Database, _ id: Int64) throws -> UserContactRequest? {
         guard let r = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT r.*, p.display_name, p.full_name, p.image, p.contact_link FROM contact_requests r
+            SELECT r.*, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type FROM contact_requests r
             JOIN contact_profiles p ON p.profile_id = r.profile_id WHERE r.contact_request_id = ?
             """), arguments: [id]) else { return nil }
         return UserContactRequest(
             contactRequestId: id, agentInvitationId: r["agent_invitation_id"], userContactLinkId_: r["user_contact_link_id"],
-            cReqChatVRange: Self.chatVRange, localDisplayName: r["local_display_name"], profileId: r["profile_id"],
-            profile: Profile(displayName: r["display_name"], fullName: r["full_name"], image: r["image"], contactLink: r["contact_link"]),
+            cReqChatVRange: Self.peerRange(min: r["peer_chat_min_version"], max: r["peer_chat_max_version"]) ?? Self.chatVRange,
+            localDisplayName: r["local_display_name"], profileId: r["profile_id"], profile: Self.publicProfile(r),
             createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]), pqSupport: true)
+    }
+
+    static func peerRange(min: Int?, max: Int?) -> ChatVersionRange? {
+        guard let min, let max else { return nil }
+        return ChatVersionRange(minVersion: min, maxVersion: max)
+    }
+
+    /// simplex-chat `deletable'`: our own message content, less than a day old, not deleted.
+    static func deletable(_ content: CIContent, deleted: Bool, itemTs: Double, now: Double) -> Bool {
+        guard case .sndMsgContent = content else { return false }
+        return !deleted && now - itemTs < 86_400
     }
 
     /// A chat item row with its quote, timer, deletion mark and reaction counts.
@@ -97,10 +113,11 @@ extension ChatController {
         let ttl: Int? = r["timed_ttl"]
         let deleteAt: Double? = r["timed_delete_at"]
         let forwarded: Bool = r["item_forwarded"]
+        let deletable = Self.deletable(content, deleted: deleted != nil, itemTs: r["item_ts"], now: now)
         let meta = CIMeta(itemId: itemId, itemTs: ts(r["item_ts"]), itemText: text, itemStatus: status,
                           itemSharedMsgId: r["shared_msg_id"], itemForwarded: forwarded ? .unknown : nil, itemDeleted: deleted,
                           itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(ts)) },
-                          itemLive: (r["item_live"] as Bool) ? true : nil, deletable: true, editable: sent && deleted == nil,
+                          itemLive: (r["item_live"] as Bool) ? true : nil, deletable: deletable, editable: deletable && !forwarded,
                           createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
         let groupId: Int64? = r["group_id"]
         var quote: CIQuote?
@@ -115,12 +132,9 @@ extension ChatController {
                             sentAt: ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
         }
         var counts: [CIReactionCount] = []
-        for rr in try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT reaction, count(*) AS total, max(reaction_sent) AS mine FROM chat_item_reactions
-            WHERE chat_item_id = ? GROUP BY reaction ORDER BY min(reaction_id)
-            """), arguments: [itemId]) {
-            guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: rr["reaction"] as String) else { continue }
-            counts.append(CIReactionCount(reaction: reaction, userReacted: rr["mine"], totalReacted: rr["total"]))
+        for (json, total, mine) in try db.reactionCounts(itemId) {
+            guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: json) else { continue }
+            counts.append(CIReactionCount(reaction: reaction, userReacted: mine, totalReacted: total))
         }
         var dir: CIDirection = sent ? .directSnd : .directRcv
         if groupId != nil {

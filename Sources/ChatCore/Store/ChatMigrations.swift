@@ -43,6 +43,49 @@ enum ChatMigrations {
                 ALTER TABLE connections ADD COLUMN prepared_group_id INTEGER REFERENCES groups ON DELETE CASCADE;
                 """)
         }
+        m.registerMigration("m20261124_profiles_custom_data_deletions") { db in
+            // Issue 14: the whole profile is kept (preferences, peer type, short description) so
+            // merged preferences can be computed and a re-sent profile compares equal; custom data
+            // of contacts and groups; a contact whose chat was cleared by `/_delete @id messages`;
+            // what each connection negotiated (chat version, the peer's range, PQ encryption);
+            // agent connections still to delete once the agent runs (deleted while stopped).
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN short_descr TEXT;
+                ALTER TABLE users ADD COLUMN preferences TEXT;
+                ALTER TABLE users ADD COLUMN peer_type TEXT;
+                ALTER TABLE contact_profiles ADD COLUMN short_descr TEXT;
+                ALTER TABLE contact_profiles ADD COLUMN preferences TEXT;
+                ALTER TABLE contact_profiles ADD COLUMN peer_type TEXT;
+                ALTER TABLE contacts ADD COLUMN custom_data TEXT;
+                ALTER TABLE contacts ADD COLUMN chat_deleted INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE groups ADD COLUMN custom_data TEXT;
+                ALTER TABLE connections ADD COLUMN peer_chat_min_version INTEGER;
+                ALTER TABLE connections ADD COLUMN peer_chat_max_version INTEGER;
+                ALTER TABLE connections ADD COLUMN pq_support INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE connections ADD COLUMN pq_encryption INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE contact_requests ADD COLUMN peer_chat_min_version INTEGER;
+                ALTER TABLE contact_requests ADD COLUMN peer_chat_max_version INTEGER;
+                ALTER TABLE user_contact_links ADD COLUMN pq_support INTEGER;
+                CREATE TABLE pending_agent_deletions(
+                  agent_conn_id TEXT PRIMARY KEY,
+                  delete_queues INTEGER NOT NULL,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                """)
+        }
+        m.registerMigration("m20261124_typed_status_columns") { db in
+            // Statuses and contents are the API's JSON; queries select on their type through
+            // these columns (indexed) instead of comparing JSON text or matching it with LIKE.
+            try db.execute(sql: """
+                ALTER TABLE chat_items ADD COLUMN item_status_type TEXT GENERATED ALWAYS AS (json_extract(item_status, '$.type')) VIRTUAL;
+                ALTER TABLE chat_items ADD COLUMN item_content_type TEXT GENERATED ALWAYS AS (json_extract(item_content, '$.type')) VIRTUAL;
+                ALTER TABLE group_item_deliveries ADD COLUMN delivery_status_type TEXT
+                  GENERATED ALWAYS AS (json_extract(delivery_status, '$.type')) VIRTUAL;
+                CREATE INDEX idx_chat_items_contact_status_type ON chat_items(contact_id, item_status_type);
+                CREATE INDEX idx_chat_items_group_status_type ON chat_items(group_id, item_status_type);
+                CREATE INDEX idx_chat_items_user_status_type ON chat_items(user_id, item_status_type);
+                """)
+        }
         return m
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import SimplexStore
 
 /// The chat database: its own SQLite file (`<prefix>_chat.db`) beside the agent's, migrated on
@@ -7,6 +8,9 @@ import SimplexStore
 final class ChatStore: Sendable {
     let dbQueue: DatabaseQueue
     let path: String
+    /// Write transactions so far (chat-bench reports them per message).
+    private let writes = NIOLockedValueBox(0)
+    var writeCount: Int { writes.withLockedValue { $0 } }
 
     private init(path: String, dbQueue: DatabaseQueue) {
         self.path = path
@@ -64,14 +68,32 @@ final class ChatStore: Sendable {
     }
 
     func write<T>(_ body: (Database) throws -> T) throws(ChatError) -> T {
+        writes.withLockedValue { $0 += 1 }
         do { return try dbQueue.write(body) } catch { throw ChatStore.wrap(error) }
     }
 
     func close() { try? dbQueue.close() }
 
+    /// SQLite failures become the store errors simplex-chat reports for them (SEDBBusyError,
+    /// SEDBException); the receive path retries on these instead of dropping the message.
     static func wrap(_ error: any Error) -> ChatError {
         if let e = error as? ChatError { return e }
+        if let e = error as? GRDB.DatabaseError {
+            if e.resultCode == .SQLITE_BUSY || e.resultCode == .SQLITE_LOCKED {
+                return .errorStore(storeError: .dBBusyError(message: "\(e)"))
+            }
+            return .errorStore(storeError: .dBException(message: "\(e)"))
+        }
         return .error(errorType: .internalError(message: "database: \(error)"))
+    }
+}
+
+extension ChatError {
+    /// A failure of our own database (not of the input): worth retrying, never a reason to drop.
+    var isDatabaseError: Bool {
+        if case .errorStore(.dBException) = self { return true }
+        if case .errorStore(.dBBusyError) = self { return true }
+        return false
     }
 }
 

@@ -18,17 +18,25 @@ extension SMPAgent {
         case waitForUser
     }
 
-    func receive(server: String, _ m: ReceivedMessage) async {
-        let found = try? store.read { db in
-            try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE server = ? AND rcv_id = ?", [server, Data(m.recipientId)])
+    func receive(server: String, _ m: ReceivedMessage, attempt: Int = 0) async {
+        let found: RcvQueueRecord?
+        do {
+            found = try store.read { db in
+                try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE server = ? AND rcv_id = ?", [server, Data(m.recipientId)])
+            }
+        } catch {
+            return retryReceive(server: server, m, connId: "", AgentError.wrapStore(error), attempt: attempt)
         }
-        guard let rq = found ?? nil else { return }
+        guard let rq = found else { return }
         var events: [AgentEventKind] = []
         var after = AfterReceive.ack
         var followUp: (@Sendable () async -> Void)?
         do {
             (after, events, followUp) = try process(rq, m)
         } catch {
+            // A database failure is ours, not the message's: not acknowledged (the relay keeps
+            // it), reported, and processed again shortly. Nothing received is lost.
+            if case .store = error { return retryReceive(server: server, m, connId: rq.connId, error, attempt: attempt) }
             events = [.err(error)]
             after = .ack
         }
@@ -37,6 +45,18 @@ extension SMPAgent {
             try? await clients[server]?.ack(recipientId: m.recipientId, key: key, msgId: m.msgId)
         }
         if let followUp { await followUp() }
+    }
+
+    /// Reports a database failure while receiving and processes the message again after a
+    /// growing delay (up to 5 s), until it succeeds or the agent stops.
+    private func retryReceive(server: String, _ m: ReceivedMessage, connId: String, _ error: AgentError, attempt: Int) {
+        emit(connId, .err(error))
+        guard !stopped else { return }
+        let delay = min(0.1 * Double(1 << min(attempt, 6)), 5)
+        Task {
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            await self.receive(server: server, m, attempt: attempt + 1)
+        }
     }
 
     private typealias Outcome = (AfterReceive, [AgentEventKind], (@Sendable () async -> Void)?)

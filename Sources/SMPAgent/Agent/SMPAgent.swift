@@ -47,13 +47,26 @@ public actor SMPAgent {
     }
 
     /// Subscribes every receiving queue and resumes pending deliveries (after a restart too).
+    /// A failed database read is reported (an `err` event without a connection) and retried,
+    /// never taken for "no queues".
     public func start() async {
-        let (rqs, pendingConns, toSecure) = (try? store.read { db -> ([RcvQueueRecord], [String], [String]) in
-            let rqs = try RcvQueueRecord.fetchAll(db)
-            let pending = try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'")
-            let secure = try String.fetchAll(db, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL")
-            return (rqs, pending, secure)
-        }) ?? ([], [], [])
+        var attempt = 0
+        var loaded: ([RcvQueueRecord], [String], [String])?
+        while loaded == nil, !stopped {
+            do {
+                loaded = try store.read { db -> ([RcvQueueRecord], [String], [String]) in
+                    let rqs = try RcvQueueRecord.fetchAll(db)
+                    let pending = try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'")
+                    let secure = try String.fetchAll(db, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL")
+                    return (rqs, pending, secure)
+                }
+            } catch {
+                emit("", .err(AgentError.wrapStore(error)))
+                attempt += 1
+                try? await Task.sleep(nanoseconds: UInt64(min(0.1 * Double(1 << min(attempt, 6)), 5) * 1e9))
+            }
+        }
+        guard let (rqs, pendingConns, toSecure) = loaded else { return }
         for (server, queues) in Dictionary(grouping: rqs, by: \.server) {
             await subscribe(server: server, queues: queues)
         }

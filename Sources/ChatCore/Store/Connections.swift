@@ -1,0 +1,123 @@
+import GRDB
+
+/// Connections, addresses and contact requests as the agent's events need them (simplex-chat
+/// Store/Connections.hs, Store/Direct.hs).
+extension Database {
+    func connectionRow(agentConnId: String) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId])
+    }
+
+    func setConnectionStatus(agentConnId: String, _ status: String, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE connections SET conn_status = ?, updated_at = ? WHERE agent_conn_id = ?").execute(arguments: [status, now, agentConnId])
+    }
+
+    /// CON: the connection is ready, the chat starts, and a prepared contact becomes ordinary.
+    func contactConnected(_ contactId: Int64, agentConnId: String, at now: Double) throws {
+        try setConnectionStatus(agentConnId: agentConnId, "ready", at: now)
+        try contactChatUsed(contactId, at: now)
+        try cachedStatement(sql: """
+            UPDATE contacts SET prepared_conn_link = NULL, prepared_short_link = NULL, prepared_link_mode = NULL WHERE contact_id = ?
+            """).execute(arguments: [contactId])
+    }
+
+    func userContactLinkRow(id: Int64) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_contact_link_id = ?"), arguments: [id])
+    }
+
+    func userContactLinkRow(agentConnId: String) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM user_contact_links WHERE agent_conn_id = ?"), arguments: [agentConnId])
+    }
+
+    func groupLinkRow(agentConnId: String) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM group_links WHERE agent_conn_id = ?"), arguments: [agentConnId])
+    }
+
+    /// A new contact; returns its id.
+    func insertContact(userId: Int64, localDisplayName: String, profileId: Int64, at now: Double) throws -> Int64 {
+        try cachedStatement(sql: "INSERT INTO contacts (user_id, local_display_name, profile_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [userId, localDisplayName, profileId, now, now])
+        return lastInsertedRowID
+    }
+
+    func bindConnection(_ connectionId: Int64, toContact contactId: Int64, status: String, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE connections SET contact_id = ?, conn_status = ?, updated_at = ? WHERE connection_id = ?")
+            .execute(arguments: [contactId, status, now, connectionId])
+    }
+
+    /// x.direct.del: the peer deleted us; the contact stays, marked deleted.
+    func markContactDeletedByPeer(_ contactId: Int64, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE contacts SET contact_status = 'deleted', updated_at = ? WHERE contact_id = ?").execute(arguments: [now, contactId])
+        try cachedStatement(sql: "UPDATE connections SET conn_status = 'deleted' WHERE contact_id = ?").execute(arguments: [contactId])
+    }
+
+    /// An item of a contact's chat by shared message id; `sent` nil matches either direction.
+    func contactItemRow(_ contactId: Int64, sharedMsgId: String, sent: Bool?) throws -> Row? {
+        if let sent {
+            return try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ? AND item_sent = ?"),
+                                    arguments: [contactId, sharedMsgId, sent])
+        }
+        return try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?"), arguments: [contactId, sharedMsgId])
+    }
+
+    /// The sent direct item an agent report (SENT, RCVD, MERR) is about: `(itemId, contactId, userId)`.
+    func sentContactItem(agentConnId: String, agentMsgId: Int64) throws -> (Int64, Int64, Int64)? {
+        guard let r = try Row.fetchOne(cachedStatement(sql: """
+            SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
+            WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1
+            """), arguments: [agentConnId, agentMsgId]) else { return nil }
+        return (r[0], r[1], r[2])
+    }
+
+    /// Timed items whose time has come: `(itemId, contactId, groupId, userId)`.
+    func dueTimedItems(at now: Double) throws -> [(Int64, Int64?, Int64?, Int64)] {
+        try Row.fetchAll(cachedStatement(sql: "SELECT chat_item_id, contact_id, group_id, user_id FROM chat_items WHERE timed_delete_at <= ?"),
+                         arguments: [now]).map { ($0[0], $0[1], $0[2], $0[3]) }
+    }
+}
+
+/// The user's contact address (simplex-chat Store/Profiles.hs user contact link functions).
+extension Database {
+    func userContactLinkRow(userId: Int64) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM user_contact_links WHERE user_id = ?"), arguments: [userId])
+    }
+
+    func insertUserContactLink(userId: Int64, agentConnId: String, link: String, shortLink: String?, pqSupport: Bool?, at now: Double) throws {
+        try cachedStatement(sql: "INSERT INTO user_contact_links (user_id, agent_conn_id, conn_link, short_link, pq_support, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [userId, agentConnId, link, shortLink, pqSupport, now])
+    }
+
+    func setAddressSettings(userId: Int64, _ settingsJSON: String, pqSupport: Bool?) throws {
+        try cachedStatement(sql: "UPDATE user_contact_links SET address_settings = ? WHERE user_id = ?").execute(arguments: [settingsJSON, userId])
+        if let pqSupport {
+            try cachedStatement(sql: "UPDATE user_contact_links SET pq_support = ? WHERE user_id = ?").execute(arguments: [pqSupport, userId])
+        }
+    }
+
+    func deleteUserContactLink(userId: Int64) throws {
+        try cachedStatement(sql: "DELETE FROM user_contact_links WHERE user_id = ?").execute(arguments: [userId])
+    }
+
+    /// The address's `pq_ratchet` setting, when one was given.
+    func addressPQSupport(userContactLinkId: Int64?) throws -> Bool? {
+        try Bool.fetchOne(cachedStatement(sql: "SELECT pq_support FROM user_contact_links WHERE user_contact_link_id = ?"), arguments: [userContactLinkId])
+    }
+
+    /// A random profile for an incognito connection; returns its id.
+    func insertIncognitoProfile(userId: Int64, displayName: String, at now: Double) throws -> Int64 {
+        try cachedStatement(sql: "INSERT INTO contact_profiles (user_id, display_name, full_name, incognito, created_at) VALUES (?, ?, '', 1, ?)")
+            .execute(arguments: [userId, displayName, now])
+        return lastInsertedRowID
+    }
+
+    func contactProfileRow(_ profileId: Int64) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM contact_profiles WHERE profile_id = ?"), arguments: [profileId])
+    }
+
+    func setContactUserPreferences(_ contactId: Int64, _ json: String, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE contacts SET user_preferences = ?, updated_at = ? WHERE contact_id = ?").execute(arguments: [json, now, contactId])
+    }
+
+    func connectionIncognitoProfileId(agentConnId: String) throws -> Int64? {
+        try Int64.fetchOne(cachedStatement(sql: "SELECT custom_user_profile_id FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId])
+    }
+}

@@ -1,0 +1,28 @@
+import GRDB
+
+/// A row of `users`: one chat profile of this device. `user` is the API's User built from it.
+struct UserRecord: FetchableRecord, Equatable {
+    var userId: Int64
+    var localDisplayName: String
+    var profileId: Int64
+    var profile: Profile
+    var activeUser: Bool
+    var activeOrder: Int64
+
+    init(row: Row) throws {
+        userId = row["user_id"]
+        localDisplayName = row["local_display_name"]
+        profileId = row["profile_id"]
+        profile = ChatController.publicProfile(row)
+        activeUser = row["active_user"]
+        activeOrder = row["active_order"]
+    }
+
+    /// The whole profile as set (a bot comparing it with the profile it wants finds no
+    /// difference), and its preferences with defaults filled in.
+    var user: User {
+        User(userId: userId, agentUserId: AgentUserId(userId), userContactId: userId, localDisplayName: localDisplayName,
+             profile: LocalProfile(profileId: profileId, profile: profile), fullPreferences: .merged(profile.preferences, nil),
+             activeUser: activeUser, activeOrder: activeOrder)
+    }
+}
