@@ -32,7 +32,10 @@ let package = Package(
                 "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            // Optimised even in debug builds: its Salsa20/Poly1305 seal every v11 transport block and
+            // every message twice, and unoptimised they slow the test suite's relays to a crawl.
+            swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .target(name: "SMPProtocol", dependencies: ["SimplexFoundation"]),
         // Streamlined NTRU Prime 761 in C, from the NTRU Prime specification (SHA-512 from libcrypto).
