@@ -29,11 +29,11 @@ public enum QueueCryptoError: Error, Sendable, Equatable, CustomStringConvertibl
 /// `ClientMessage` is padded to a fixed size and crypto_boxed with the queue's DH key, so every
 /// message of a kind has the same length on the wire.
 public enum QueueCrypto {
-    /// Padded size of messages without the sender's DH key (`sentClientMsgBody`, 16016).
-    public static let messagePaddedLength = 16016
-    /// Padded size of confirmations, which carry the 44-byte DH key in clear (`sentConfirmationBody`, 15920).
-    public static let confirmationPaddedLength = 15920
-    /// Largest SEND body the relay accepts (SMP `maxMessageLength`).
+    /// Padded size of messages without the sender's DH key (simplexmq `e2eEncMessageLength`, 16000).
+    public static let messagePaddedLength = 16000
+    /// Padded size of confirmations, which carry the 44-byte DH key in clear (`e2eEncConfirmationLength`, 15904).
+    public static let confirmationPaddedLength = 15904
+    /// Largest SEND body every SMP version accepts (`maxMessageLength` from v11, 16048).
     public static let maxEnvelopeLength = SMPVersion.maxMessageLength
 
     /// Room for the encoded `ClientMessage` with or without the DH key in the header.
