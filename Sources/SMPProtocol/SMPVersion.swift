@@ -71,8 +71,10 @@ public enum SMPVersion {
         return 16088
     }
 
-    /// The largest body any version accepts; relays store bodies up to this size.
-    public static let maxMessageLength = 16088
-    /// `rcvMsgBody` adds an 8-byte timestamp and up to 8 bytes of flags and space (`MaxRcvMessageLen`).
-    public static let maxRcvMessageLength = maxMessageLength + 16
+    /// The largest body every version accepts (the v11+ limit): what a sender that does not
+    /// know the relay's version yet can always send.
+    public static let maxMessageLength = 16048
+    /// `MaxRcvMessageLen`: `MaxMessageLen` (16088, the largest body of any version) plus an
+    /// 8-byte timestamp and up to 8 bytes of flags and space; MSG bodies are padded to this + 2.
+    public static let maxRcvMessageLength = 16088 + 16
 }

@@ -382,7 +382,7 @@ func checkRoundTrip<T: SMPEncodable & SMPDecodable & Equatable>(_ v: T, sourceLo
                 try QueueCrypto.seal(tooBig, key: key, version: 3, senderDhKey: withDh ? sender.publicKey : nil)
             }
         }
-        #expect(QueueCrypto.maxEnvelopeLength == 16064)
+        #expect(QueueCrypto.maxEnvelopeLength == 16048)
     }
 
     @Test func sealOnce() throws {

@@ -199,9 +199,12 @@ final class QueueLifecycleTests: XCTestCase {
         let alice = relay.client(), bob = relay.client()
         let events = EventCollector(alice)
         let q = try await TestQueue.create(alice)
-        let tooLarge = [UInt8](repeating: 1, count: SMPVersion.maxMessageLength + 1)
+        // The client and relay agree on v18: the largest body is 16048 (v11+).
+        let limit = SMPVersion.maxMessageLength(SMPVersion.current)
+        XCTAssertEqual(limit, 16048)
+        let tooLarge = [UInt8](repeating: 1, count: limit + 1)
         await assertServerError(.largeMessage) { try await bob.send(senderId: q.queue.senderId, key: nil, body: tooLarge) }
-        let largest = [UInt8](repeating: 2, count: SMPVersion.maxMessageLength)
+        let largest = [UInt8](repeating: 2, count: limit)
         try await bob.send(senderId: q.queue.senderId, key: nil, body: largest)
         let m = await events.waitForMessages(1)
         XCTAssertEqual(m[0].body, largest)

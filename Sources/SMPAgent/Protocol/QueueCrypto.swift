@@ -33,7 +33,7 @@ public enum QueueCrypto {
     public static let messagePaddedLength = 16000
     /// Padded size of confirmations, which carry the 44-byte DH key in clear (`e2eEncConfirmationLength`, 15904).
     public static let confirmationPaddedLength = 15904
-    /// Largest SEND body the relay accepts (SMP `maxMessageLength`).
+    /// Largest SEND body every SMP version accepts (`maxMessageLength` from v11, 16048).
     public static let maxEnvelopeLength = SMPVersion.maxMessageLength
 
     /// Room for the encoded `ClientMessage` with or without the DH key in the header.
