@@ -6,10 +6,11 @@ import SimplexFoundation
 /// state is never restored under another KEM. Codable wraps the same bytes as `Data`.
 ///
 /// Formats: 1 = the same layout written while the KEM was ML-KEM-768 (before sntrup761); 2 =
-/// sntrup761. A format-1 ML-KEM state is read with PQ off: its KEM keys and agreement are
-/// dropped (no SimpleX peer can use them), `pqEncryption`, `sendingPQ` and `receivingPQ` become
-/// false and the chains go on classically; the large-header support flag is kept. A peer that
-/// still sends an ML-KEM ciphertext is then refused as a KEM state mismatch (`pqMismatch`).
+/// sntrup761. A format-1 ML-KEM state is read with PQ off: its KEM keys and any pending proposal
+/// are dropped (no SimpleX peer can use them), `pqEncryption` and `receivingPQ` become false and
+/// the chains go on classically; the large-header support flag is kept. A state whose current
+/// sending chain was agreed with an ML-KEM secret (`sendingPQ`) is refused: the peer could only
+/// derive that chain by decapsulating the ML-KEM ciphertext this state no longer sends.
 extension Ratchet: Codable {
     /// Current format of `serialized()`.
     public static var stateFormat: UInt8 { 2 }
@@ -146,9 +147,11 @@ extension Ratchet: Codable {
         guard d.isAtEnd else { throw .badEncoding("\(d.remaining) trailing bytes after ratchet state") }
         try versions.validate()
         if legacyMLKEM {
+            guard !sendingPQ else {
+                throw .badEncoding("ratchet state of the ML-KEM-768 build with a KEM-agreed sending chain: the connection must be made again")
+            }
             kem = nil
             pqEncryption = false
-            sendingPQ = false
             receivingPQ = false
         }
     }

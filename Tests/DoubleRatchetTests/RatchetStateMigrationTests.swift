@@ -2,8 +2,9 @@ import XCTest
 @testable import DoubleRatchet
 import SimplexFoundation
 
-/// States and pending handshake params stored while the KEM was ML-KEM-768 (format 1) load as
-/// PQ off, and the conversation goes on; randomness injected from a seed replays exactly.
+/// States and pending handshake params stored while the KEM was ML-KEM-768 (format 1): loaded
+/// with PQ off when no chain depends on an ML-KEM secret, refused otherwise; and randomness
+/// injected from a seed replays a conversation exactly.
 final class RatchetStateMigrationTests: XCTestCase {
     /// A format-1 blob as the ML-KEM build wrote it: same layout, KEM name "ML-KEM-768", ML-KEM
     /// sizes (key 1184, seed 64, ciphertext 1088).
@@ -24,41 +25,59 @@ final class RatchetStateMigrationTests: XCTestCase {
         return [1, UInt8(legacyName.count)] + legacyName + blob[(2 + name.count)...]
     }
 
-    func testMLKEMStateLoadsWithPQOff() throws {
-        var p = try makePair(.accepted)
+    /// A connection of the ML-KEM build whose chains carry no KEM secret (PQ not agreed yet, a
+    /// proposal pending) loads with PQ off and goes on; PQ can then be switched on with sntrup761.
+    func testMLKEMStateWithoutKEMChainsLoadsWithPQOff() throws {
+        var p = try makePair(.none)
         try exchange(&p.alice, &p.bob, "before")
         try exchange(&p.bob, &p.alice, "the upgrade")
-        let alice = try PQRatchet(serialized: legacyBlob(p.alice, accepted: true))
+        var s = p.alice.snapshot
+        s.pqSupport = true
+        s.pqEncryption = true
+        p.alice = try PQRatchet(snapshot: s)
+        let alice = try PQRatchet(serialized: legacyBlob(p.alice, accepted: false))
         let bob = try PQRatchet(serialized: legacyBlob(p.bob, accepted: false))
         for r in [alice, bob] {
             XCTAssertNil(r.snapshot.kem)
             XCTAssertFalse(r.pqEncryption)
             XCTAssertFalse(r.sendingPQ)
             XCTAssertFalse(r.receivingPQ)
-            XCTAssertTrue(r.pqSupport)  // headers stay large once they were
             XCTAssertEqual(try r.serialized().first, PQRatchet.stateFormat)  // written back in format 2
         }
-        // Both upgraded: the conversation goes on, classically, in both directions and over steps.
+        XCTAssertTrue(alice.pqSupport)  // headers stay large once they were
         var q = Pair(alice: alice, bob: bob)
         for i in 0..<3 {
             try exchange(&q.alice, &q.bob, "a\(i)", kem: false)
             try exchange(&q.bob, &q.alice, "b\(i)", kem: false)
         }
-        // PQ can be turned on again (sntrup761 now).
         try exchange(&q.alice, &q.bob, "enable", pq: true)
         try exchange(&q.bob, &q.alice, "enable", pq: true)
         try exchange(&q.alice, &q.bob, "enable", pq: true)
         try exchange(&q.bob, &q.alice, "pq", kem: true)
     }
 
-    /// A peer still sending an ML-KEM acceptance is refused as a KEM state mismatch, and the
-    /// state is left as it was.
-    func testMLKEMCiphertextFromPeerRefused() throws {
+    /// A state whose sending chain was agreed with ML-KEM is refused with a clear error: its
+    /// peer could not derive that chain without the ML-KEM ciphertext.
+    func testMLKEMStateWithKEMChainRefused() throws {
         var p = try makePair(.accepted)
         try exchange(&p.alice, &p.bob, "hello")
-        // Bob has not dropped his KEM: his header carries a ciphertext ('A') for Alice's key.
-        let m = try encrypt(&p.bob, "from the side with a KEM agreement")
-        var alice = try PQRatchet(serialized: legacyBlob(p.alice, accepted: true))
+        try exchange(&p.bob, &p.alice, "hello", kem: true)
+        XCTAssertTrue(p.alice.sendingPQ)
+        XCTAssertThrowsError(try PQRatchet(serialized: legacyBlob(p.alice, accepted: true))) {
+            guard case .badEncoding(let why)? = $0 as? RatchetError else { return XCTFail("\($0)") }
+            XCTAssertTrue(why.contains("ML-KEM-768"), why)
+        }
+    }
+
+    /// A peer sending a KEM acceptance to a state that has no KEM is refused as a KEM state
+    /// mismatch (simplexmq CERatchetKEMState), and the state is left as it was.
+    func testKEMCiphertextWithoutKEMStateRefused() throws {
+        var p = try makePair(.accepted)
+        try exchange(&p.alice, &p.bob, "hello")
+        let m = try encrypt(&p.bob, "carries a ciphertext for Alice's key")
+        var s = p.alice.snapshot
+        s.kem = nil
+        var alice = try PQRatchet(snapshot: s)
         assertRejects(&alice, m, .pqMismatch)
     }
 
