@@ -118,7 +118,10 @@ def test_utilities(server):
     sa = r["serverAddress"]
     assert r["parseError"] == "" and sa["serverProtocol"] == "smp" and sa["hostnames"] == ["127.0.0.1"], r
     assert server.startswith(f"smp://{sa['keyHash']}@") or server.startswith(f"smp://{sa['keyHash'].rstrip('=')}@"), r
+    # Any key hash length parses, as in simplexmq; a missing host does not.
     r = json.loads(take(lib.chat_parse_server(b"smp://abc:secret@example.com")))
+    assert r["serverAddress"]["basicAuth"] == "secret" and r["parseError"] == "", r
+    r = json.loads(take(lib.chat_parse_server(b"smp://abc:secret@")))
     assert "serverAddress" not in r and r["parseError"], r
     kh = base64.urlsafe_b64encode(bytes(range(32))).decode()
     r = json.loads(take(lib.chat_parse_server(b(f"xftp://{kh}:secret@a.example,b.example:443"))))
