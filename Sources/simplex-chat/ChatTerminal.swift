@@ -91,6 +91,7 @@ actor ChatTerminal {
         Settings:
           /smp <servers>                set SMP relays (smp://<fingerprint>@host[:port], space-separated)
           /smp                          show the SMP relays in use
+          /smp test <server>            test a relay: connect, create, secure and delete a queue
           /xftp <servers>               the same for file servers
         """
 
@@ -220,6 +221,18 @@ actor ChatTerminal {
         case "/l", "/leave":
             guard let g = await groupId(arg) else { return output("no group \(arg)") }
             await report(await controller.send("/_leave #\(g)")) { _ in "#\(arg): you left the group" }
+        case "/smp" where arg.hasPrefix("test "):
+            await report(await controller.send(line)) { r in
+                guard let f = r["testFailure"] as? [String: Any] else { return "SMP server test passed" }
+                let step = f["testStep"] as? String ?? "?"
+                let why: String = {
+                    guard let e = f["testError"], let data = try? JSONSerialization.data(withJSONObject: e),
+                        let typed = try? JSONDecoder().decode(AgentErrorType.self, from: data)
+                    else { return "\(f["testError"] ?? "")" }
+                    return ChatView.describe(agentError: typed)
+                }()
+                return "SMP server test failed at \(step), \(why)"
+            }
         case "/smp", "/xftp":
             await report(await controller.send(line)) { _ in "\(words[0].dropFirst().uppercased()) servers are saved." }
         case "!":

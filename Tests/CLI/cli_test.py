@@ -165,6 +165,12 @@ def run_deployment_tests():
         crowd[1].expect("p0: contact is connected", timeout=40)
         crowd[1].type("@p0 hello from the crowd")
         crowd[0].expect("p1> hello from the crowd")
+        # /smp test: the relay passes; a wrong identity fails at connect.
+        crowd[0].type(f"/smp test {addrs[0]}")
+        crowd[0].expect("SMP server test passed", timeout=30)
+        other = re.sub(r"smp://[^@]+@", "smp://" + base64.urlsafe_b64encode(bytes(32)).decode() + "@", addrs[0])
+        crowd[0].type(f"/smp test {other}")
+        crowd[0].expect("SMP server test failed at connect", timeout=30)
         for p in crowd:
             p.quit()
         print("simultaneous start: ok")

@@ -144,6 +144,10 @@ public enum ChatCommand: Sendable, Hashable {
     case getUserProtoServers(ServerProtocol)
     /// `/smp <server>[ <server>...]` or `/smp default` (an empty list).
     case setUserProtoServers(ServerProtocol, servers: [String])
+    /// `/_server test <userId> <server>`: connects, creates, secures and deletes a queue (APITestProtoServer).
+    case apiTestProtoServer(userId: Int64, server: String)
+    /// `/smp test <server>`, for the active user (TestProtoServer).
+    case testProtoServer(server: String)
     /// `/_servers <userId>`.
     case apiGetUserServers(userId: Int64)
     /// `/_servers <userId> <json([UpdatedUserOperatorServers])>`, passed on as JSON.
@@ -346,6 +350,8 @@ extension ChatCommand {
             return "/_connect group #\(g)" + (inc ? " incognito=on" : "") + (mc.map { " json " + json($0) } ?? "")
         case .getUserProtoServers(let p): return "/" + p.rawValue
         case .setUserProtoServers(let p, let servers): return "/" + p.rawValue + " " + (servers.isEmpty ? "default" : servers.joined(separator: " "))
+        case .apiTestProtoServer(let userId, let server): return "/_server test \(userId) \(server)"
+        case .testProtoServer(let server): return "/smp test \(server)"
         case .apiGetUserServers(let id): return "/_servers \(id)"
         case .apiSetUserServers(let id, let s): return "/_servers \(id) " + json(s)
         }

@@ -489,6 +489,14 @@ enum CommandSyntax {
             try s.expect(" ")
             return .apiSetAddressSettings(userId: id, pqRatchet: pq, settings: try s.json(AddressSettings.self, "address settings"))
         },
+        Entry(name: "/smp test", prefixes: ["/smp test "]) { s throws(CommandSyntaxError) in
+            .testProtoServer(server: try s.smpServerToken())
+        },
+        Entry(name: "/_server test", prefixes: ["/_server test "]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("user ID")
+            try s.expect(" ")
+            return .apiTestProtoServer(userId: id, server: try s.smpServerToken())
+        },
         Entry(name: "/smp", prefixes: ["/smp"]) { s throws(CommandSyntaxError) in try s.protoServers(.smp) },
         Entry(name: "/xftp", prefixes: ["/xftp"]) { s throws(CommandSyntaxError) in try s.protoServers(.xftp) },
         Entry(name: "/_group", prefixes: ["/_group "]) { s throws(CommandSyntaxError) in
@@ -641,6 +649,13 @@ extension CommandScanner {
     }
 
     /// `/smp` or `/xftp` with nothing (get), `default` (reset) or server addresses (set).
+    /// One `smp://` server address (the server of a test), to the end of the command.
+    mutating func smpServerToken() throws(CommandSyntaxError) -> String {
+        let t = try token("server address")
+        guard t.hasPrefix("smp://"), t.contains("@"), atEnd else { throw CommandSyntaxError("bad smp server address \"\(t.prefix(40))\"") }
+        return t
+    }
+
     mutating func protoServers(_ p: ServerProtocol) throws(CommandSyntaxError) -> ChatCommand {
         if atEnd { return .getUserProtoServers(p) }
         try expect(" ")

@@ -137,6 +137,10 @@ public actor ChatController {
             return try testDatabaseKey(key)
         case .getUserProtoServers:
             return try userServers(userId: try activeUser().userId)
+        case .apiTestProtoServer(let userId, let server):
+            return try await testServer(userId: userId, server)
+        case .testProtoServer(let server):
+            return try await testServer(userId: try activeUser().userId, server)
         case .apiGetUserServers(let userId):
             return try userServers(userId: userId)
         case .apiDeleteUser(let userId, let delSMPQueues, _):
