@@ -415,9 +415,11 @@ try:
         if not line:
             raise AssertionError("bot exited")
     ws = WebSocket(ws_port)
-    resp = ws.call("1", "/_address 1")
+    resp = ws.call("1", "/address")  # SimpleX's bot clients send the short forms over the WebSocket
     check(resp["type"] == "userContactLinkCreated", f"address: {resp}")
     bot_addr = resp["connLinkContact"]["connFullLink"]
+    resp = ws.call("1a", "/show_address")
+    check(resp["type"] == "userContactLink", f"show address: {str(resp)[:300]}")
     # Malformed frames get an error and the socket stays open.
     ws.send_text("not json")
     bad = ws.wait(lambda m: m["resp"].get("type") == "chatCmdError")

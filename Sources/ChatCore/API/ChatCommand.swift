@@ -68,6 +68,11 @@ public enum ChatCommand: Sendable, Hashable {
     case apiDeleteMyAddress(userId: Int64)
     /// `/_show_address <userId>`.
     case apiShowMyAddress(userId: Int64)
+    /// `/address` (`/ad`), `/delete_address` (`/da`), `/show_address` (`/sa`): the same for the active
+    /// user, as bot clients send them (CreateMyAddress, DeleteMyAddress, ShowMyAddress).
+    case createMyAddress
+    case deleteMyAddress
+    case showMyAddress
     /// `/_profile_address <userId> on|off`.
     case apiSetProfileAddress(userId: Int64, enable: Bool)
     /// `/_address_settings <userId>[ pq_ratchet=on|off] <json(AddressSettings)>`.
@@ -308,6 +313,9 @@ extension ChatCommand {
         case .apiCreateMyAddress(let id, let p): return "/_address \(id)" + pq(p)
         case .apiDeleteMyAddress(let id): return "/_delete_address \(id)"
         case .apiShowMyAddress(let id): return "/_show_address \(id)"
+        case .createMyAddress: return "/address"
+        case .deleteMyAddress: return "/delete_address"
+        case .showMyAddress: return "/show_address"
         case .apiSetProfileAddress(let id, let on): return "/_profile_address \(id) " + onOff(on)
         case .apiSetAddressSettings(let id, let p, let s): return "/_address_settings \(id)" + pq(p) + " " + json(s)
         case .apiSendMessages(let ref, let live, let ttl, let msgs):

@@ -468,6 +468,9 @@ enum CommandSyntax {
             try s.expect(" ")
             return .connect(incognito: incognito, connLink: try s.token("link"))
         },
+        Entry(name: "/address", prefixes: ["/address", "/ad"]) { _ in .createMyAddress },
+        Entry(name: "/delete_address", prefixes: ["/delete_address", "/da"]) { _ in .deleteMyAddress },
+        Entry(name: "/show_address", prefixes: ["/show_address", "/sa"]) { _ in .showMyAddress },
         Entry(name: "/_address", prefixes: ["/_address "]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("user ID")
             return .apiCreateMyAddress(userId: id, pqRatchet: try s.pqRatchet())

@@ -176,6 +176,12 @@ public actor ChatController {
             return try showAddress(userId: userId)
         case .apiDeleteMyAddress(let userId):
             return try await deleteAddress(userId: userId)
+        case .createMyAddress:
+            return try await createAddress(userId: try activeUser().userId, pqRatchet: nil)
+        case .showMyAddress:
+            return try showAddress(userId: try activeUser().userId)
+        case .deleteMyAddress:
+            return try await deleteAddress(userId: try activeUser().userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
             try Self.assertSupported(messages)
             if ref.chatType == .group { return try await sendGroupMessages(ref, ttl: ttl, live: live, messages) }
