@@ -153,15 +153,7 @@ extension ChatController {
         let now = Self.now
         var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: now, text: content.text,
                                contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url)
-        item.forwarded = forwarded
-        item.live = live
-        item.ttl = ttl
-        item.deleteAt = ttl.map { now + Double($0) }
-        item.quotedItemId = quote?.row["chat_item_id"] as Int64?
-        item.quotedSharedMsgId = quote?.row["shared_msg_id"] as String?
-        item.quotedSent = quote?.row["item_sent"] as Bool?
-        item.quotedSentAt = quote?.row["item_ts"] as Double?
-        item.quotedContentJSON = quotedContent
+        item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
         item.quotedMemberId = quote?.authorMemberId
         let itemId = try store.write { db in try db.insertChatItem(item, at: now) }
         let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared, itemId: itemId)

@@ -71,15 +71,7 @@ extension ChatController {
         let now = Self.now
         var item = NewChatItem(userId: user.userId, contactId: contact.contactId, sent: true, itemTs: now, text: content.text,
                                contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url, agentMsgId: msgId)
-        item.forwarded = forwarded
-        item.live = live
-        item.ttl = ttl
-        item.deleteAt = ttl.map { now + Double($0) }
-        item.quotedItemId = quote?.row["chat_item_id"] as Int64?
-        item.quotedSharedMsgId = quote?.row["shared_msg_id"] as String?
-        item.quotedSent = quote?.row["item_sent"] as Bool?
-        item.quotedSentAt = quote?.row["item_ts"] as Double?
-        item.quotedContentJSON = quotedContent
+        item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
         let itemId = try store.write { db -> Int64 in
             if !contact.contactUsed { try db.setContactUsed(contact.contactId) }
             return try db.insertChatItem(item, at: now)
@@ -249,4 +241,19 @@ extension ChatController {
 struct EarlyKey: Hashable {
     let agentConnId: String
     let msgId: Int64
+}
+
+extension NewChatItem {
+    /// What a sent item records of its sending options and quote, for contacts and groups alike.
+    mutating func setSent(forwarded: Bool, live: Bool, ttl: Int?, at now: Double, quote: Row?, quotedContentJSON: String?) {
+        self.forwarded = forwarded
+        self.live = live
+        self.ttl = ttl
+        deleteAt = ttl.map { now + Double($0) }
+        quotedItemId = quote?["chat_item_id"] as Int64?
+        quotedSharedMsgId = quote?["shared_msg_id"] as String?
+        quotedSent = quote?["item_sent"] as Bool?
+        quotedSentAt = quote?["item_ts"] as Double?
+        self.quotedContentJSON = quotedContentJSON
+    }
 }
