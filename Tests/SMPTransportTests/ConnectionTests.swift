@@ -28,8 +28,8 @@ final class ConnectionTests: XCTestCase {
         )
         await assertEventually { log.sessions.count == 1 }
         let serverSession = try XCTUnwrap(log.sessions.first)
-        XCTAssertEqual(session.version, 9)
-        XCTAssertEqual(serverSession.version, 9)
+        XCTAssertEqual(session.version, SMPVersion.supported.max)
+        XCTAssertEqual(serverSession.version, SMPVersion.supported.max)
         XCTAssertEqual(session.serverVersions, SMPVersion.supported)
         XCTAssertEqual(session.sessionId.count, 32)
         XCTAssertEqual(session.sessionId, serverSession.sessionId)
@@ -133,7 +133,7 @@ final class ConnectionTests: XCTestCase {
         ) { session in
             RecordingHandler(box: received, expectedSession: session.sessionId)
         }
-        XCTAssertEqual(session.version, 9)
+        XCTAssertEqual(session.version, SMPVersion.supported.max)
         try await channel.writeAndFlush(block(42))
         await assertEventually { received.blocks == [42] }
         try await channel.close()
@@ -185,7 +185,7 @@ final class ConnectionTests: XCTestCase {
         let (channel, session) = try await SMPTransportClient.connect(
             host: "127.0.0.1", port: server.port, keyHash: credentials.keyHash, group: group
         )
-        XCTAssertEqual(session.version, 9)
+        XCTAssertEqual(session.version, SMPVersion.supported.max)
         try await channel.close()
         await server.shutdown()
     }

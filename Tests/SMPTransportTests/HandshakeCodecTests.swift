@@ -24,7 +24,7 @@ final class HandshakeCodecTests: XCTestCase {
         let hello = SMPServerHandshake(versions: SMPVersion.supported, sessionId: sessionId, serverKey: signed)
         let bytes = try hello.smpEncoded()
         let cert = credentials.serverCertificateDER
-        var expected: [UInt8] = [0, 7, 0, 9, 32] + sessionId
+        var expected: [UInt8] = [0, UInt8(SMPVersion.supported.min), 0, UInt8(SMPVersion.supported.max), 32] + sessionId
         expected += [UInt8(cert.count >> 8), UInt8(cert.count & 0xFF)] + cert
         expected += [0, 108] + signed.sessionKey + signed.signature
         XCTAssertEqual(bytes, expected)
