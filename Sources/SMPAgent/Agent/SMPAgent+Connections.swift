@@ -280,7 +280,7 @@ extension SMPAgent {
             guard let inv = try InvitationRecord.fetchOne(db, key: invitationId), !inv.accepted else {
                 throw AgentError.connection(.notFound, "invitation \(invitationId)")
             }
-            let userId = try Int64.fetchOne(db, sql: "SELECT user_id FROM connections WHERE conn_id = ?", arguments: [inv.contactConnId]) ?? 1
+            let userId = try db.connectionUserId(inv.contactConnId) ?? 1
             return (inv, userId)
         }
         let link: ConnectionRequestURI
@@ -307,7 +307,7 @@ extension SMPAgent {
         let deadline = Date().addingTimeInterval(waitForDelivery)
         while Date() < deadline, !stopped {
             let pending = (try? store.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM snd_messages WHERE conn_id = ? AND status = 'pending'", arguments: [connId])
+                try db.pendingMessageCount(connId)
             }) ?? 0
             if pending == 0 { break }
             try? await Task.sleep(nanoseconds: 20_000_000)

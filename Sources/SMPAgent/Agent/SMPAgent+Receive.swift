@@ -279,7 +279,7 @@ extension SMPAgent {
             switch aMessage {
             case .hello:
                 try db.run("UPDATE rcv_queues SET status = 'active' WHERE rcv_queue_id = ?", [rq.rcvQueueId])
-                let sqStatus = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM snd_queues WHERE conn_id = ?"), arguments: [connId])
+                let sqStatus = try db.sndQueueStatus(connId)
                 try db.saveCounters(conn)
                 if sqStatus == QueueStatus.active.rawValue {
                     if conn.status != .active { events.append(.con(pqEncryption: try self.setActive(db, connId))) }

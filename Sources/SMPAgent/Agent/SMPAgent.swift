@@ -56,8 +56,8 @@ public actor SMPAgent {
             do {
                 loaded = try store.read { db -> ([RcvQueueRecord], [String], [String]) in
                     let rqs = try RcvQueueRecord.fetchAll(db)
-                    let pending = try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'")
-                    let secure = try String.fetchAll(db, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL")
+                    let pending = try db.connIdsWithPendingMessages()
+                    let secure = try db.connIdsToSecure()
                     return (rqs, pending, secure)
                 }
             } catch {
@@ -119,7 +119,7 @@ public actor SMPAgent {
     }
 
     public func connectionIds() throws(AgentError) -> [String] {
-        try store.read { db in try String.fetchAll(db, sql: "SELECT conn_id FROM connections ORDER BY created_at") }
+        try store.read { db in try db.allConnIds() }
     }
 
     /// Migrations applied to the database file, in order.
@@ -252,6 +252,6 @@ public actor SMPAgent {
     }
 
     private func connIds(server: String) throws(AgentError) -> [String] {
-        try store.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT conn_id FROM rcv_queues WHERE server = ?", arguments: [server]) }
+        try store.read { db in try db.connIds(onServer: server) }
     }
 }
