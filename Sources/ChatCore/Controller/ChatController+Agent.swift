@@ -232,14 +232,11 @@ extension ChatController {
         let linkId: Int64 = link["user_contact_link_id"]
         let requestId = try store.write { db -> Int64 in
             let profileId = try db.insertContactProfile(userId: userId, profile, at: Self.now)
-            try db.run("""
-                INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name,
-                  request_msg_id, request_msg_content, peer_chat_min_version, peer_chat_max_version, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, linkId, invitationId, profileId, Self.validDisplayName(profile.displayName),
-                      requestMsg?.msgId.base64url, requestContent, requestMessage.map { Int($0.effectiveVRange.min) },
-                      requestMessage.map { Int($0.effectiveVRange.max) }, Self.now, Self.now])
-            return db.lastInsertedRowID
+            return try db.insertContactRequest(
+                userId: userId, linkId: linkId, invitationId: invitationId, profileId: profileId,
+                localDisplayName: Self.validDisplayName(profile.displayName), requestMsgId: requestMsg?.msgId.base64url,
+                requestContent: requestContent, peerVRange: requestMessage.map { ($0.effectiveVRange.min, $0.effectiveVRange.max) },
+                at: Self.now)
         }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
         if let auto = Self.contactLink(link).addressSettings.autoAccept {

@@ -176,10 +176,7 @@ extension ChatController {
         }
         // Incognito connections keep their random profile: only the others get the new one.
         let conns = try store.read { db in
-            try String.fetchAll(db.cachedStatement(sql: """
-                SELECT agent_conn_id FROM connections WHERE user_id = ? AND conn_status = 'ready' AND contact_id IS NOT NULL
-                AND custom_user_profile_id IS NULL
-                """), arguments: [userId])
+            try db.readyContactConnIdsWithMainProfile(userId: userId)
         }
         var ok = 0, failed = 0
         for c in conns {
@@ -192,7 +189,7 @@ extension ChatController {
         }
         // The address's short link shows the profile too (best effort: the relay may be away).
         if let agent, let addr = try store.read({ db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ? AND short_link IS NOT NULL"), arguments: [userId])
+            try db.addressConnIdWithShortLink(userId: userId)
         }), let data = try? shortLinkData(ContactShortLinkData(profile: redacted(profile))) {
             _ = try? await agent.setConnShortLink(connId: addr, userData: data)
         }

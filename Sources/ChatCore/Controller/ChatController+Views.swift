@@ -80,10 +80,7 @@ extension ChatController {
     }
 
     func contactRequest(_ db: Database, _ id: Int64) throws -> UserContactRequest? {
-        guard let r = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT r.*, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type FROM contact_requests r
-            JOIN contact_profiles p ON p.profile_id = r.profile_id WHERE r.contact_request_id = ?
-            """), arguments: [id]) else { return nil }
+        guard let r = try db.contactRequestRow(id) else { return nil }
         return UserContactRequest(
             contactRequestId: id, agentInvitationId: r["agent_invitation_id"], userContactLinkId_: r["user_contact_link_id"],
             cReqChatVRange: Self.peerRange(min: r["peer_chat_min_version"], max: r["peer_chat_max_version"]) ?? Self.chatVRange,

@@ -121,3 +121,39 @@ extension Database {
         try Int64.fetchOne(cachedStatement(sql: "SELECT custom_user_profile_id FROM connections WHERE agent_conn_id = ?"), arguments: [agentConnId])
     }
 }
+
+extension Database {
+    /// A contact request as received at an address; its row id.
+    func insertContactRequest(userId: Int64, linkId: Int64, invitationId: String, profileId: Int64, localDisplayName: String,
+                              requestMsgId: String?, requestContent: String?, peerVRange: (UInt16, UInt16)?, at now: Double) throws -> Int64 {
+        try cachedStatement(sql: """
+            INSERT INTO contact_requests (user_id, user_contact_link_id, agent_invitation_id, profile_id, local_display_name,
+              request_msg_id, request_msg_content, peer_chat_min_version, peer_chat_max_version, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [userId, linkId, invitationId, profileId, localDisplayName, requestMsgId, requestContent,
+                                     peerVRange.map { Int($0.0) }, peerVRange.map { Int($0.1) }, now, now])
+        return lastInsertedRowID
+    }
+
+    /// A contact request with the requester's profile.
+    func contactRequestRow(_ id: Int64) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: """
+            SELECT r.*, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type FROM contact_requests r
+            JOIN contact_profiles p ON p.profile_id = r.profile_id WHERE r.contact_request_id = ?
+            """), arguments: [id])
+    }
+
+    /// Ready contact connections that show the user's main profile (not an incognito one).
+    func readyContactConnIdsWithMainProfile(userId: Int64) throws -> [String] {
+        try String.fetchAll(cachedStatement(sql: """
+            SELECT agent_conn_id FROM connections WHERE user_id = ? AND conn_status = 'ready' AND contact_id IS NOT NULL
+            AND custom_user_profile_id IS NULL
+            """), arguments: [userId])
+    }
+
+    /// The agent connection of the user's address when it has a short link.
+    func addressConnIdWithShortLink(userId: Int64) throws -> String? {
+        try String.fetchOne(cachedStatement(sql: "SELECT agent_conn_id FROM user_contact_links WHERE user_id = ? AND short_link IS NOT NULL"),
+                            arguments: [userId])
+    }
+}
