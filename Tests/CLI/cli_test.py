@@ -153,7 +153,7 @@ def run_deployment_tests():
         crowd = [Person(f"p{i}", home=home, port=relay) for i in range(5)]
         addrs = []
         for p in crowd:
-            m = p.expect(r"(Local relay|Using the local relay already running): (smp://\S+)", timeout=60)
+            m = p.expect(r"(Local relay|Using the local relay already running): (smp://\S+)", timeout=30)
             addrs.append(m.group(2))
             p.expect("Type /help")
         check(len(set(addrs)) == 1, f"one relay identity for all: {addrs}")

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build --product simplex-chat
-timeout 300 python3 Tests/CLI/cli_test.py "$(swift build --show-bin-path)/simplex-chat"
+timeout 900 python3 Tests/CLI/cli_test.py "$(swift build --show-bin-path)/simplex-chat"
