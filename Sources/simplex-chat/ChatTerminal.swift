@@ -131,8 +131,7 @@ actor ChatTerminal {
         let line = raw.trimmingCharacters(in: .whitespaces)
         guard !line.isEmpty else { return }
         if line.hasPrefix("/_") {
-            output(await controller.send(line))
-            return
+            return await forward(line)
         }
         let words = line.split(separator: " ", maxSplits: 1).map(String.init)
         let arg = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : ""
@@ -399,27 +398,16 @@ actor ChatTerminal {
         await report(await controller.send("/_delete @\(id)")) { _ in "\(name): contact is deleted" }
     }
 
-    /// A command the terminal has no short form for goes to the core as it is.
+    /// A command the terminal has no short form for goes to the core as it is; its answer is
+    /// shown through the typed view of every response (ChatResponseView.swift).
     private func forward(_ line: String) async {
         let json = await controller.send(line)
-        guard let r = (try? Self.parse(json))?.result else { return output(Self.errorLine(json)) }
-        switch r["type"] as? String {
-        case "activeUser":
-            let u = r["user"] as? [String: Any]
-            output("user profile: \((u?["localDisplayName"] as? String) ?? "?")")
-        case "usersList":
-            let users = r["users"] as? [[String: Any]] ?? []
-            output(users.compactMap { info -> String? in
-                guard let u = info["user"] as? [String: Any], let name = u["localDisplayName"] as? String else { return nil }
-                let active = (u["activeUser"] as? Bool) == true ? " (active)" : ""
-                let unread = (info["unreadCount"] as? NSNumber)?.intValue ?? 0
-                return name + active + (unread > 0 ? ", \(unread) unread" : "")
-            }.joined(separator: "\n"))
-        case "cmdOk":
-            output("ok")
-        default:
-            output(json)
-        }
+        guard let obj = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return output(Self.errorLine(json)) }
+        if obj["error"] != nil { return output(Self.errorLine(json)) }
+        guard let result = obj["result"], let data = try? JSONSerialization.data(withJSONObject: result),
+            let typed = try? JSONDecoder().decode(ChatResponse.self, from: data)
+        else { return output("answer not understood by this terminal: \(json)") }
+        output(ChatView.describe(response: typed))
     }
 
     func memberId(_ groupId: Int64, _ name: String) async -> Int64? {
@@ -430,13 +418,8 @@ actor ChatTerminal {
     }
 
     static func membershipNote(_ g: [String: Any]) -> String {
-        let status = (g["membership"] as? [String: Any])?["memberStatus"] as? String
-        switch status {
-        case "invited": return " (pending invitation: /j to join)"
-        case "left": return " (you left)"
-        case "removed": return " (you are removed)"
-        default: return ""
-        }
+        let status = ((g["membership"] as? [String: Any])?["memberStatus"] as? String).flatMap(GroupMemberStatus.init(rawValue:))
+        return status.map(ChatTerminalNotes.membership) ?? ""
     }
 
     // MARK: events

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SMPServer
@@ -8,20 +9,42 @@ import SMPTransport
 /// The relay a fresh client uses when no servers are configured: an SMP relay inside the
 /// process on 127.0.0.1, with its identity kept in one folder per port so every local client
 /// agrees on it and links stay valid across runs. Clients started at the same moment race for
-/// it, so creation and ownership go through file locks: one identity, one relay.
+/// it, so creation and ownership go through file locks: one identity, one relay. A client that
+/// does not own the relay waits for the owner's lock, and takes the relay over (same identity,
+/// same store log) when the owner exits, so the other local clients keep a relay.
 final class EmbeddedRelay: Sendable {
     static let defaultPort = 5225
 
-    /// The relay when this process runs it; nil when another local client does.
-    let server: SMPRelayServer?
-    let address: SMPServerAddress
-    /// Held open (with its exclusive lock) while this process owns the relay.
-    private let ownerLock: Int32
+    private enum State {
+        /// Another local client runs the relay; this one waits on relay.lock to take over.
+        case waiting
+        case running(SMPRelayServer)
+        case closed
+    }
 
-    private init(server: SMPRelayServer?, address: SMPServerAddress, ownerLock: Int32) {
-        self.server = server
+    let address: SMPServerAddress
+    private let directory: String
+    private let port: Int
+    private let credentials: ServerCredentials
+    private let group: any EventLoopGroup
+    /// relay.lock, held open (and locked once owned) for the life of the process.
+    private let lockFD: Int32
+    private let state: NIOLockedValueBox<State>
+
+    private init(address: SMPServerAddress, directory: String, port: Int, credentials: ServerCredentials,
+                 group: any EventLoopGroup, lockFD: Int32, state: State) {
         self.address = address
-        self.ownerLock = ownerLock
+        self.directory = directory
+        self.port = port
+        self.credentials = credentials
+        self.group = group
+        self.lockFD = lockFD
+        self.state = NIOLockedValueBox(state)
+    }
+
+    /// True while this process runs the relay (from the start, or after taking it over).
+    var isOwner: Bool {
+        state.withLockedValue { if case .running = $0 { true } else { false } }
     }
 
     /// The default folder: per user and port, independent of the database prefix, so clients
@@ -48,10 +71,29 @@ final class EmbeddedRelay: Sendable {
         let fd = open(directory + "/relay.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw EmbeddedRelayError.lockFailed(directory, errno) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            try await waitForListener(port: port, group: group)
-            return EmbeddedRelay(server: nil, address: address, ownerLock: -1)
+            do {
+                try await waitForListener(port: port, group: group)
+            } catch {
+                close(fd)
+                throw error
+            }
+            let relay = EmbeddedRelay(address: address, directory: directory, port: port, credentials: credentials,
+                                      group: group, lockFD: fd, state: .waiting)
+            relay.awaitTakeover()
+            return relay
         }
+        do {
+            let server = try await startServer(directory: directory, port: port, credentials: credentials, group: group)
+            return EmbeddedRelay(address: address, directory: directory, port: port, credentials: credentials,
+                                 group: group, lockFD: fd, state: .running(server))
+        } catch {
+            close(fd)
+            throw EmbeddedRelayError.cannotStart(port, "\(error)")
+        }
+    }
+
+    private static func startServer(directory: String, port: Int, credentials: ServerCredentials,
+                                    group: any EventLoopGroup) async throws -> SMPRelayServer {
         var config = SMPServerConfig()
         config.host = "127.0.0.1"
         config.bindAddress = "127.0.0.1"
@@ -59,19 +101,53 @@ final class EmbeddedRelay: Sendable {
         // Quiet: the person at the terminal does not need the relay's info logs.
         var logger = Logger(label: "embedded-relay")
         logger.logLevel = .warning
-        do {
-            let server = try await SMPRelayServer.start(
-                config: config, credentials: credentials, dataDirectory: directory, group: group, logger: logger)
-            return EmbeddedRelay(server: server, address: address, ownerLock: fd)
-        } catch {
-            close(fd)
-            throw EmbeddedRelayError.cannotStart(port, "\(error)")
+        return try await SMPRelayServer.start(
+            config: config, credentials: credentials, dataDirectory: directory, group: group, logger: logger)
+    }
+
+    /// Blocks a thread of its own on relay.lock (flock has no async form); once the owner has
+    /// exited the lock is ours and the relay starts here, retrying while the port is still bound.
+    private func awaitTakeover() {
+        let fd = lockFD
+        let thread = Thread { [self] in
+            while flock(fd, LOCK_EX) != 0 {
+                if errno != EINTR { return }
+            }
+            Task { await self.takeOver() }
+        }
+        thread.name = "embedded-relay-takeover"
+        thread.start()
+    }
+
+    private func takeOver() async {
+        for _ in 0..<50 {
+            guard case .waiting = state.withLockedValue({ $0 }) else { return }
+            do {
+                let server = try await Self.startServer(directory: directory, port: port, credentials: credentials, group: group)
+                let kept = state.withLockedValue { s -> Bool in
+                    guard case .waiting = s else { return false }
+                    s = .running(server)
+                    return true
+                }
+                if !kept { await server.shutdown() }
+                return
+            } catch {
+                try? await Task.sleep(nanoseconds: 200_000_000)
+            }
         }
     }
 
     func shutdown() async {
-        await server?.shutdown()
-        if ownerLock >= 0 { close(ownerLock) }
+        let previous = state.withLockedValue { s -> State in
+            let p = s
+            s = .closed
+            return p
+        }
+        if case .running(let server) = previous { await server.shutdown() }
+        // Closing the descriptor releases the lock for the next waiting client (or, while this
+        // one still waits, is harmless: the process is ending).
+        if case .waiting = previous { return }
+        close(lockFD)
     }
 
     /// Waits (up to 15 s) until the owner's relay accepts connections on the port.

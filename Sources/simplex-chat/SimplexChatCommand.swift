@@ -146,7 +146,7 @@ struct SimplexChatCommand: AsyncParsableCommand {
                 relay = r
                 config.defaultSMPServers = [r.address.description]
                 if execute == nil {
-                    say(r.server == nil ? "Using the local relay already running: \(r.address)" : "Local relay: \(r.address)")
+                    say(r.isOwner ? "Local relay: \(r.address)" : "Using the local relay already running: \(r.address)")
                 }
             } catch {
                 say("Error: \(error)")

@@ -52,13 +52,23 @@ class Person:
         raise AssertionError(f"{self.name}: no {pattern!r} in {self.buf[-800:]!r}")
 
     def quit(self):
+        """Types /q and waits for the exit, reading the terminal meanwhile: a pty nobody reads
+        fills up, and then the client's next write (and its input thread) blocks, as it would in a
+        real terminal whose reader stopped."""
         try:
             self.type("/q")
-            for _ in range(100):
+            deadline = time.time() + 10
+            while time.time() < deadline:
                 if os.waitpid(self.pid, os.WNOHANG) != (0, 0):
                     return
-                time.sleep(0.1)
-            os.kill(self.pid, 9)  # a client slow to close (seen at session 5's end) must not hang the run
+                r, _, _ = select.select([self.fd], [], [], 0.1)
+                if r:
+                    try:
+                        self.buf += os.read(self.fd, 65536).decode(errors="replace")
+                    except OSError:
+                        pass
+            check(False, f"{self.name}: still running 10 s after /q; output since: {self.buf[-400:]!r}")
+            os.kill(self.pid, 9)
             os.waitpid(self.pid, 0)
         except OSError:
             pass
@@ -155,32 +165,41 @@ def run_deployment_tests():
     relay = str(free_port())
     try:
         # Five clients started at the same moment on a fresh HOME: one relay, one identity.
-        # Off by default (CLI_CROWD=1 runs it): it hung in 2 of 7 runs at the end of session 5,
-        # not yet diagnosed (issue 17 stays open for it).
-        crowd = [Person(f"p{i}", home=home, port=relay) for i in range(5)] if os.environ.get("CLI_CROWD") == "1" else []
+        crowd = [Person(f"p{i}", home=home, port=relay) for i in range(5)]
         if crowd:
-            addrs = []
-            for p in crowd:
+            addrs, owners = [], []
+            for i, p in enumerate(crowd):
                 m = p.expect(r"(Local relay|Using the local relay already running): (smp://\S+)", timeout=30)
                 addrs.append(m.group(2))
+                if m.group(1) == "Local relay":
+                    owners.append(i)
                 p.expect("Type /help")
             check(len(set(addrs)) == 1, f"one relay identity for all: {addrs}")
-            check(sum(1 for p in crowd if "Local relay" in p.buf or True) == 5, "all started")
-            crowd[0].type("/c")
-            inv = crowd[0].expect(r"(simplex:/invitation#/\?\S+)").group(1)
-            crowd[1].type(f"/c {inv}")
-            crowd[0].expect("p1: contact is connected", timeout=40)
-            crowd[1].expect("p0: contact is connected", timeout=40)
-            crowd[1].type("@p0 hello from the crowd")
-            crowd[0].expect("p1> hello from the crowd")
+            check(len(owners) == 1, f"one client runs the relay: {owners}")
+            # Two clients that do not run the relay connect and chat.
+            a, b = [crowd[i] for i in range(5) if i not in owners][:2]
+            a.type("/c")
+            inv = a.expect(r"(simplex:/invitation#/\?\S+)").group(1)
+            b.type(f"/c {inv}")
+            a.expect(f"{b.name}: contact is connected", timeout=40)
+            b.expect(f"{a.name}: contact is connected", timeout=40)
+            b.type(f"@{a.name} hello from the crowd")
+            a.expect(f"{b.name}> hello from the crowd")
+            # The owner quits: a waiting client takes the relay over (same identity and queues),
+            # and the others reconnect to it.
+            for i in owners:
+                crowd[i].quit()
+            b.type(f"@{a.name} still here after the owner left")
+            a.expect(f"{b.name}> still here after the owner left", timeout=60)
             # /smp test: the relay passes; a wrong identity fails at connect.
-            crowd[0].type(f"/smp test {addrs[0]}")
-            crowd[0].expect("SMP server test passed", timeout=30)
+            a.type(f"/smp test {addrs[0]}")
+            a.expect("SMP server test passed", timeout=30)
             other = re.sub(r"smp://[^@]+@", "smp://" + base64.urlsafe_b64encode(bytes(32)).decode() + "@", addrs[0])
-            crowd[0].type(f"/smp test {other}")
-            crowd[0].expect("SMP server test failed at connect", timeout=30)
-            for p in crowd:
-                p.quit()
+            a.type(f"/smp test {other}")
+            a.expect("SMP server test failed at connect", timeout=30)
+            for i, p in enumerate(crowd):
+                if i not in owners:
+                    p.quit()
             print("simultaneous start: ok")
 
         # -p with piped stdin and no profile: the display name is read from stdin.
@@ -342,6 +361,13 @@ try:
     alice.expect("bob> hi alice")
     alice.type("/contacts")
     alice.expect("bob")
+    # API commands typed at the terminal answer with a readable view, as SimpleX's CLI does.
+    alice.type("/_get chats 1")
+    m = alice.expect(r"@bob[^\r\n]*hi alice")
+    check("{" not in m.group(0), f"/_get chats shows a view, not JSON: {m.group(0)!r}")
+    alice.type("/_contacts 1")
+    alice.expect(r"bob\r?\n")
+    check('"type"' not in alice.buf, f"/_contacts shows a view: {alice.buf[-300:]!r}")
 
     # Address: carol sends a request, alice accepts with /ac.
     alice.type("/ad")
