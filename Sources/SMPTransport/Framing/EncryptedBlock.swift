@@ -31,4 +31,24 @@ public enum EncryptedBlock {
         else { throw .largeMessage }
         return payload
     }
+
+    /// `seal` over memory: `paddedPayload` (16368 bytes, already padded) sealed into `into`
+    /// (16384 bytes) with the chain's next key; the key goes through crypto_box_beforenm as
+    /// simplexmq's `sbEncrypt` does.
+    public static func seal(paddedPayload: UnsafeRawBufferPointer, into: UnsafeMutableRawBufferPointer,
+                            chain: inout SecretBoxChainKey) throws(TransportError) {
+        guard paddedPayload.count == paddedPayloadSize, into.count == TransportBlock.size,
+              let step = try? chain.next(), let key = try? CryptoBoxKey(dhSecret: step.key),
+              (try? CryptoBox.seal(key: key, nonce: step.nonce, plaintext: paddedPayload, into: into)) != nil
+        else { throw .largeMessage }
+    }
+
+    /// `open` over memory: the 16384-byte `block` opened into `into` (16368 bytes, still padded).
+    public static func open(block: UnsafeRawBufferPointer, into: UnsafeMutableRawBufferPointer,
+                            chain: inout SecretBoxChainKey) throws(TransportError) {
+        guard block.count == TransportBlock.size, into.count == paddedPayloadSize,
+              let step = try? chain.next(), let key = try? CryptoBoxKey(dhSecret: step.key),
+              (try? CryptoBox.open(key: key, nonce: step.nonce, box: block, into: into)) != nil
+        else { throw .largeMessage }
+    }
 }

@@ -41,6 +41,18 @@ public enum CryptoBox {
         try SecretBox.open(key: key.rawRepresentation, nonce: nonce, box: box)
     }
 
+    /// `seal` into caller-owned memory (`into.count == 16 + plaintext.count`), for 16 KB blocks.
+    public static func seal(key: CryptoBoxKey, nonce: [UInt8], plaintext: UnsafeRawBufferPointer,
+                            into: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try SecretBox.seal(key: key.rawRepresentation, nonce: nonce, plaintext: plaintext, into: into)
+    }
+
+    /// `open` into caller-owned memory (`into.count == box.count - 16`).
+    public static func open(key: CryptoBoxKey, nonce: [UInt8], box: UnsafeRawBufferPointer,
+                            into: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try SecretBox.open(key: key.rawRepresentation, nonce: nonce, box: box, into: into)
+    }
+
     /// One-shot crypto_box_easy(plaintext, nonce, publicKey, privateKey).
     public static func seal(publicKey: X25519PublicKey, privateKey: X25519PrivateKey, nonce: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
         try seal(key: sharedKey(publicKey: publicKey, privateKey: privateKey), nonce: nonce, plaintext: plaintext)

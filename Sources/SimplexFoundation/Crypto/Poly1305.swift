@@ -1,5 +1,7 @@
-/// Poly1305 one-time authenticator (RFC 8439 / NaCl crypto_onetimeauth) in pure Swift, with
-/// 64-bit limbs and `multipliedFullWidth`; it authenticates every crypto_box of SMP.
+import CSodium
+/// Poly1305 one-time authenticator (RFC 8439 / NaCl crypto_onetimeauth); it authenticates every
+/// crypto_box of SMP. One-shot tags come from libsodium; the incremental state (64-bit limbs, for
+/// streamed files) is ours.
 public enum Poly1305 {
     public static let keyLength = 32
     public static let tagLength = 16
@@ -39,20 +41,14 @@ struct Poly1305State {
     }
 
     /// Tag of `count` bytes at `message` (may be nil when count is 0), written to `out[0..<16]`.
+    /// One-shot tags (every crypto_box and transport block) use libsodium's SIMD Poly1305.
     static func tag(key: UnsafeRawPointer, message: UnsafeRawPointer?, count: Int, out: UnsafeMutableRawPointer) {
-        var st = Poly1305State(key: key)
-        let full = count & ~15
-        if full > 0, let m = message { st.blocks(m, count: full, padbit: 1) }
-        if count > full, let m = message {
-            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { buf in
-                let b = buf.baseAddress!
-                b.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
-                b.copyMemory(from: m + full, byteCount: count - full)
-                b.storeBytes(of: 1, toByteOffset: count - full, as: UInt8.self)
-                st.blocks(UnsafeRawPointer(b), count: 16, padbit: 0)
-            }
+        Sodium.ensureInitialized()
+        withUnsafeTemporaryAllocation(byteCount: 1, alignment: 1) { empty in
+            let m = (message ?? UnsafeRawPointer(empty.baseAddress!)).assumingMemoryBound(to: UInt8.self)
+            _ = crypto_onetimeauth_poly1305(
+                out.assumingMemoryBound(to: UInt8.self), m, UInt64(count), key.assumingMemoryBound(to: UInt8.self))
         }
-        st.finish(out)
     }
 
     /// Absorbs `count` bytes (a multiple of 16); `padbit` is the 2^128 bit of each full block.

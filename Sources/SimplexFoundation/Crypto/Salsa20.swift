@@ -1,6 +1,7 @@
-/// Salsa20/20, HSalsa20 and XSalsa20 (Bernstein) in pure Swift: the stream cipher of NaCl
-/// crypto_box/secretbox, which SMP uses for every message. Hot loops run over raw pointers with
-/// wrapping arithmetic and no per-byte allocation.
+import CSodium
+/// Salsa20/20, HSalsa20 and XSalsa20 (Bernstein): the stream cipher of NaCl crypto_box/secretbox,
+/// which SMP uses for every message. Single blocks (HSalsa20, block 0) are computed here; bulk
+/// keystream comes from libsodium.
 public enum Salsa20 {
     public static let keyLength = 32
     public static let xNonceLength = 24
@@ -92,32 +93,32 @@ struct SalsaKey {
     }
 
     /// dst[i] = src[i] ^ keystream[i] for `count` bytes, the keystream starting at block `counter`.
-    /// `src` and `dst` may be the same buffer.
+    /// `src` and `dst` may be the same buffer. libsodium's SIMD Salsa20 does the bulk: it runs
+    /// over every 16 KB transport block and message, where it is three times the scalar version.
     func xor(nonce0: UInt32, nonce1: UInt32, counter: UInt64, src: UnsafeRawPointer, dst: UnsafeMutableRawPointer, count: Int) {
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 16) { ks in
-            let k = ks.baseAddress!
-            var counter = counter
-            var offset = 0
-            while count - offset >= 64 {
-                block(nonce0: nonce0, nonce1: nonce1, counter: counter, out: k)
-                var i = 0
-                while i < 64 {
-                    let v = src.loadUnaligned(fromByteOffset: offset + i, as: UInt64.self)
-                        ^ k.load(fromByteOffset: i, as: UInt64.self)
-                    dst.storeBytes(of: v, toByteOffset: offset + i, as: UInt64.self)
-                    i += 8
-                }
-                offset += 64
-                counter &+= 1
-            }
-            if offset < count {
-                block(nonce0: nonce0, nonce1: nonce1, counter: counter, out: k)
-                let s = src.assumingMemoryBound(to: UInt8.self), d = dst.assumingMemoryBound(to: UInt8.self)
-                let kb = k.assumingMemoryBound(to: UInt8.self)
-                for i in 0..<(count - offset) { d[offset + i] = s[offset + i] ^ kb[i] }
-            }
+        guard count > 0 else { return }
+        Sodium.ensureInitialized()
+        withUnsafeTemporaryAllocation(byteCount: 40, alignment: 16) { buf in
+            let kp = buf.baseAddress!
+            store(kp, 0, k0); store(kp, 4, k1); store(kp, 8, k2); store(kp, 12, k3)
+            store(kp, 16, k4); store(kp, 20, k5); store(kp, 24, k6); store(kp, 28, k7)
+            store(kp, 32, nonce0); store(kp, 36, nonce1)
+            let k = UnsafeRawPointer(kp).assumingMemoryBound(to: UInt8.self)
+            _ = crypto_stream_salsa20_xor_ic(
+                dst.assumingMemoryBound(to: UInt8.self), src.assumingMemoryBound(to: UInt8.self),
+                UInt64(count), k + 32, counter, k)
+            kp.initializeMemory(as: UInt8.self, repeating: 0, count: 40)
         }
     }
+}
+
+/// libsodium picks its fastest implementations (SSE2/AVX2) in `sodium_init`; until then it runs
+/// its portable ones. Initialisation is idempotent and thread-safe, done once per process.
+enum Sodium {
+    private static let initialized: Bool = sodium_init() >= 0
+
+    @inline(__always)
+    static func ensureInitialized() { _ = initialized }
 }
 
 @inline(__always)

@@ -1,3 +1,4 @@
+import CSodium
 /// NaCl crypto_secretbox (XSalsa20-Poly1305) with libsodium's "easy" layout, as simplexmq sends
 /// it: 16-byte Poly1305 tag first, then the ciphertext; no nonce inside.
 public enum SecretBox {
@@ -24,26 +25,14 @@ public enum SecretBox {
     }
 }
 
-/// The XSalsa20-Poly1305 construction over raw buffers; callers have checked key and nonce lengths.
+/// The XSalsa20-Poly1305 construction (libsodium's `crypto_secretbox`, detached tag in front);
+/// callers have checked key and nonce lengths.
 enum XSalsa20Poly1305 {
     static func seal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) -> [UInt8] {
         let n = plaintext.count
         return [UInt8](unsafeUninitializedCapacity: 16 + n) { out, count in
-            let o = UnsafeMutableRawPointer(out.baseAddress!)
             plaintext.withUnsafeBytes { m in
-                withStream(key: key, nonce: nonce) { sub, n0, n1, block0 in
-                    let c = o + 16
-                    if let mp = m.baseAddress {
-                        // Bytes 32..<64 of block 0 encrypt the first 32 message bytes; blocks 1...
-                        // the rest. Bytes 0..<32 are the Poly1305 key.
-                        let first = min(32, n)
-                        let mb = mp.assumingMemoryBound(to: UInt8.self), cb = c.assumingMemoryBound(to: UInt8.self)
-                        let kb = block0.assumingMemoryBound(to: UInt8.self)
-                        for i in 0..<first { cb[i] = mb[i] ^ kb[32 + i] }
-                        if n > 32 { sub.xor(nonce0: n0, nonce1: n1, counter: 1, src: mp + 32, dst: c + 32, count: n - 32) }
-                    }
-                    Poly1305State.tag(key: UnsafeRawPointer(block0), message: UnsafeRawPointer(c), count: n, out: o)
-                }
+                seal(key: key, nonce: nonce, plaintext: m, into: UnsafeMutableRawBufferPointer(out))
             }
             count = 16 + n
         }
@@ -54,22 +43,8 @@ enum XSalsa20Poly1305 {
         let n = box.count - 16
         var ok = false
         let plain = [UInt8](unsafeUninitializedCapacity: n) { out, count in
-            box.withUnsafeBytes { b in
-                withStream(key: key, nonce: nonce) { sub, n0, n1, block0 in
-                    let bp = b.baseAddress!
-                    let c = bp + 16
-                    var tag: (UInt64, UInt64) = (0, 0)
-                    withUnsafeMutableBytes(of: &tag) { t in
-                        Poly1305State.tag(key: UnsafeRawPointer(block0), message: c, count: n, out: t.baseAddress!)
-                    }
-                    let expected = (bp.loadUnaligned(as: UInt64.self), bp.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                    ok = ((tag.0 ^ expected.0) | (tag.1 ^ expected.1)) == 0
-                    guard ok, n > 0, let o = out.baseAddress else { return }
-                    let first = min(32, n)
-                    let cb = c.assumingMemoryBound(to: UInt8.self), kb = block0.assumingMemoryBound(to: UInt8.self)
-                    for i in 0..<first { o[i] = cb[i] ^ kb[32 + i] }
-                    if n > 32 { sub.xor(nonce0: n0, nonce1: n1, counter: 1, src: c + 32, dst: UnsafeMutableRawPointer(o + 32), count: n - 32) }
-                }
+            ok = box.withUnsafeBytes { b in
+                open(key: key, nonce: nonce, box: b, into: UnsafeMutableRawBufferPointer(out))
             }
             count = ok ? n : 0
         }
@@ -77,18 +52,52 @@ enum XSalsa20Poly1305 {
         return plain
     }
 
-    /// Runs `body` with the XSalsa20 subkey, the last two nonce words and keystream block 0 (in a
-    /// scratch buffer that is wiped afterwards).
-    private static func withStream(
-        key: [UInt8], nonce: [UInt8],
-        _ body: (SalsaKey, UInt32, UInt32, UnsafeMutableRawPointer) -> Void
-    ) {
-        let (sub, n0, n1) = SalsaKey.xsalsa(key: key, nonce: nonce)
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 16) { buf in
-            let b0 = buf.baseAddress!
-            sub.block(nonce0: n0, nonce1: n1, counter: 0, out: b0)
-            body(sub, n0, n1, b0)
-            b0.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
+    /// tag(16) ++ ciphertext of `plaintext` written to `into` (16 + plaintext.count bytes).
+    static func seal(key: [UInt8], nonce: [UInt8], plaintext m: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == 16 + m.count)
+        Sodium.ensureInitialized()
+        let o = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        withNonEmpty(m) { mp in
+            _ = crypto_secretbox_detached(o + 16, o, mp, UInt64(m.count), nonce, key)
         }
+    }
+
+    /// Checks the tag (constant time) and writes the plaintext of `box` (tag ++ ciphertext) to
+    /// `into` (box.count - 16 bytes); false, with nothing usable written, for a bad tag.
+    static func open(key: [UInt8], nonce: [UInt8], box b: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Bool {
+        guard b.count >= 16, out.count == b.count - 16 else { return false }
+        Sodium.ensureInitialized()
+        let bp = b.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        return withNonEmpty(UnsafeRawBufferPointer(out)) { op in
+            crypto_secretbox_open_detached(UnsafeMutablePointer(mutating: op), bp + 16, bp, UInt64(b.count - 16), nonce, key) == 0
+        }
+    }
+
+    /// libsodium wants a valid pointer even for zero bytes.
+    private static func withNonEmpty<R>(_ p: UnsafeRawBufferPointer, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        if let base = p.baseAddress { return body(base.assumingMemoryBound(to: UInt8.self)) }
+        var zero: UInt8 = 0
+        return withUnsafePointer(to: &zero) { body($0) }
+    }
+}
+
+extension SecretBox {
+    /// `seal` into caller-owned memory (`into.count == 16 + plaintext.count`): the transport seals
+    /// every 16 KB block straight into its outgoing buffer.
+    public static func seal(key: [UInt8], nonce: [UInt8], plaintext: UnsafeRawBufferPointer,
+                            into: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try checkKeyNonce(key, nonce)
+        guard into.count == 16 + plaintext.count else { throw .badLength("secretbox output of \(into.count) bytes") }
+        XSalsa20Poly1305.seal(key: key, nonce: nonce, plaintext: plaintext, into: into)
+    }
+
+    /// `open` into caller-owned memory (`into.count == box.count - 16`); throws
+    /// `decryptionFailed` for any altered byte or wrong key/nonce.
+    public static func open(key: [UInt8], nonce: [UInt8], box: UnsafeRawBufferPointer,
+                            into: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        try checkKeyNonce(key, nonce)
+        guard box.count >= 16 else { throw .badLength("box of \(box.count) bytes is shorter than its 16-byte tag") }
+        guard into.count == box.count - 16 else { throw .badLength("secretbox output of \(into.count) bytes") }
+        guard XSalsa20Poly1305.open(key: key, nonce: nonce, box: box, into: into) else { throw .decryptionFailed }
     }
 }
