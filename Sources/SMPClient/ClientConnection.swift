@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import SimplexFoundation
 import SMPProtocol
+import SMPTransport
 
 /// One live transport connection to a relay: correlates responses with commands by corrId and
 /// hands everything else (MSG, END, NMSG) to `onEvent`. Thread-safe.
@@ -10,6 +11,13 @@ final class ClientConnection: Sendable {
         let version: UInt16
         let sessionId: [UInt8]
         let serverSessionKey: X25519PublicKey?
+        /// The versions both sides support (the reference's `thServerVRange`).
+        var versions: SMPVersionRange? = nil
+        /// The server's chain and signed session key from its hello.
+        var serverCertKey: CertChainPubKey? = nil
+        /// crypto_box key of dh(server session key, this client's handshake key): the p2r secret
+        /// a proxying relay shares with the destination (`sessSecret`).
+        var sessionSecret: CryptoBoxKey? = nil
 
         var params: TransmissionParams { TransmissionParams(sessionId: sessionId, version: version) }
     }

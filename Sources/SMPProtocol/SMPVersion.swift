@@ -22,6 +22,11 @@ public struct SMPVersionRange: Sendable, Hashable, CustomStringConvertible {
 
     public func contains(_ v: UInt16) -> Bool { v >= min && v <= max }
 
+    /// `compatibleVRange`: the versions both ranges contain, nil when they do not meet.
+    public func intersection(_ other: SMPVersionRange) -> SMPVersionRange? {
+        SMPVersionRange(min: Swift.max(min, other.min), max: Swift.min(max, other.max))
+    }
+
     public var description: String { min == max ? "\(min)" : "\(min)-\(max)" }
 }
 

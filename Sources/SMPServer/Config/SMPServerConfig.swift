@@ -26,6 +26,12 @@ public struct SMPServerConfig: Sendable, Equatable {
     /// SMP versions offered to clients (the reference's full range by default); a narrower range
     /// serves as an older relay would.
     public var versions: SMPVersionRange = SMPVersion.supported
+    /// Forward senders' commands to other relays (private message routing, PRXY/PFWD). On, as
+    /// in the reference (`allowSMPProxy = True`); with `create_password` set, PRXY must carry it.
+    public var allowSMPProxy: Bool = true
+    /// Seconds a proxy waits to connect to a destination relay, and for its responses.
+    public var proxyConnectTimeout: Double = 15
+    public var proxyCommandTimeout: Double = 15
 
     public init() {}
 
@@ -71,6 +77,9 @@ public struct SMPServerConfig: Sendable, Equatable {
                   SMPVersion.supported.contains(lo), SMPVersion.supported.contains(hi)
             else { throw ConfigError.badValue(key: key, value: value) }
             versions = r
+        case "allow_smp_proxy":
+            guard let b = Bool(value) else { throw ConfigError.badValue(key: key, value: value) }
+            allowSMPProxy = b
         default: throw ConfigError.unknownKey(key, line: line)
         }
     }
@@ -95,6 +104,8 @@ public struct SMPServerConfig: Sendable, Equatable {
         handshake_timeout = \(handshakeTimeout)
         # SMP versions offered to clients (min-max).
         smp_versions = \(versions.min)-\(versions.max)
+        # Forward senders' messages to other relays (private message routing).
+        allow_smp_proxy = \(allowSMPProxy)
 
         """
     }
