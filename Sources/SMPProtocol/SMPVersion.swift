@@ -63,8 +63,10 @@ public enum SMPVersion {
     public static let supported = SMPVersionRange(min: 6, max: 18)!
     /// The range a server offers to a client that did not negotiate ALPN (`legacyServerSMPRelayVRange`).
     public static let legacy = SMPVersionRange(6)
-    /// The range a proxying relay reports for its destination (`proxiedSMPRelayVRange`).
-    public static let proxied = SMPVersionRange(min: 6, max: 17)!
+    /// The range a proxying relay reports for its destination (`proxiedSMPRelayVRange`): from
+    /// the first version with private routing to v17, so destinations cannot tell clients apart
+    /// by the newest version they speak.
+    public static let proxied = SMPVersionRange(min: 8, max: 17)!
     /// The version `smpEncoded()` uses when no version is given: the newest.
     public static let current: UInt16 = 18
 
