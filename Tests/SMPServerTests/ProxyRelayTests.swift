@@ -186,6 +186,38 @@ final class ProxyRelayTests: XCTestCase {
         await restarted.server.shutdown()
     }
 
+    /// A destination that could not be reached is answered with the same error for a while
+    /// (30 s in the reference), then tried again.
+    func testProxyRemembersAFailedDestination() async throws {
+        let port = try await Self.unusedPort()
+        let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
+        let target = ProtocolServer(hosts: ["127.0.0.1"], port: String(port), keyHash: credentials.keyHash)
+        var config = SMPServerConfig()
+        config.proxyPersistErrorInterval = 1.5
+        let proxyRelay = try await TestRelay.start(config: config)
+        let sender = proxyRelay.client()
+        await assertServerError(.proxy(.broker(.network))) { try await sender.connectProxiedRelay(target) }
+        let destination = try await TestRelay.start(credentials: credentials, port: port)
+        await assertServerError(.proxy(.broker(.network))) { try await sender.connectProxiedRelay(target) }
+        try await Task.sleep(nanoseconds: 1_600_000_000)
+        let relay = try await sender.connectProxiedRelay(target)
+        XCTAssertEqual(relay.version, SMPVersion.proxied.max)
+        await sender.close()
+        await proxyRelay.server.shutdown()
+        await destination.server.shutdown()
+    }
+
+    /// Proxying is on by default, as the reference's; the ini switches it off and writes it back.
+    func testConfigSwitchesProxying() throws {
+        XCTAssertTrue(SMPServerConfig().allowSMPProxy)
+        XCTAssertTrue(try SMPServerConfig(ini: SMPServerConfig().ini).allowSMPProxy)
+        var c = SMPServerConfig()
+        c.allowSMPProxy = false
+        XCTAssertEqual(try SMPServerConfig(ini: c.ini), c)
+        XCTAssertFalse(try SMPServerConfig(ini: "allow_smp_proxy = false").allowSMPProxy)
+        XCTAssertThrowsError(try SMPServerConfig(ini: "allow_smp_proxy = maybe"))
+    }
+
     static func unusedPort() async throws -> Int {
         let channel = try await ServerBootstrap(group: TestGroup.shared).bind(host: "127.0.0.1", port: 0).get()
         let port = channel.localAddress?.port ?? 1

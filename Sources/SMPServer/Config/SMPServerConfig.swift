@@ -32,6 +32,9 @@ public struct SMPServerConfig: Sendable, Equatable {
     /// Seconds a proxy waits to connect to a destination relay, and for its responses.
     public var proxyConnectTimeout: Double = 15
     public var proxyCommandTimeout: Double = 15
+    /// Seconds a proxy answers PRXY for a destination it failed to connect to with that failure
+    /// instead of trying again (the reference's `persistErrorInterval` of its proxy agent, 30).
+    public var proxyPersistErrorInterval: Double = 30
 
     public init() {}
 

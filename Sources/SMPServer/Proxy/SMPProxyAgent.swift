@@ -13,6 +13,10 @@ final class SMPProxyAgent: Sendable {
     private let group: any EventLoopGroup
     private let clientConfig: SMPClientConfig
     private let clients = NIOLockedValueBox<[ProtocolServer: SMPClient]>([:])
+    /// The last connection failure per destination and until when it is answered without trying
+    /// again (`persistErrorInterval`), so a dead relay is not dialled for every PRXY.
+    private let failures = NIOLockedValueBox<[ProtocolServer: (error: ErrorType, until: ContinuousClock.Instant)]>([:])
+    private let persistErrorInterval: Double
 
     init(group: any EventLoopGroup, config: SMPServerConfig) {
         self.group = group
@@ -24,22 +28,39 @@ final class SMPProxyAgent: Sendable {
         c.connectTimeout = config.proxyConnectTimeout
         c.commandTimeout = config.proxyCommandTimeout
         clientConfig = c
+        persistErrorInterval = config.proxyPersistErrorInterval
     }
 
     /// PRXY: the session with `server`, connecting if there is none. Failures are the reference's
     /// `smpProxyError` of the connection error.
     func session(with server: ProtocolServer) async -> Result<RelaySession, ErrorType> {
+        let now = ContinuousClock.now
+        let remembered = failures.withLockedValue { f -> ErrorType? in
+            guard let last = f[server] else { return nil }
+            if last.until > now { return last.error }
+            f[server] = nil
+            return nil
+        }
+        if let remembered { return .failure(remembered) }
         let client: SMPClient
         switch self.client(for: server) {
         case .success(let c): client = c
-        case .failure(let e): return .failure(e)
+        case .failure(let e): return .failure(remember(e, for: server))
         }
         do {
             return .success(try await client.relaySession())
         } catch {
             drop(server, client)
-            return .failure(error.proxyError)
+            return .failure(remember(error.proxyError, for: server))
         }
+    }
+
+    private func remember(_ e: ErrorType, for server: ProtocolServer) -> ErrorType {
+        if persistErrorInterval > 0 {
+            let until = ContinuousClock.now + .milliseconds(Int64(persistErrorInterval * 1000))
+            failures.withLockedValue { $0[server] = (e, until) }
+        }
+        return e
     }
 
     /// PFWD: the live connection whose session ID the client got in PKEY.
