@@ -207,6 +207,43 @@ final class ProxyRelayTests: XCTestCase {
         await destination.server.shutdown()
     }
 
+    /// Many proxied sends at once from one client with a concurrency of 2: reading pauses and
+    /// resumes, and every send is answered and delivered.
+    func testManyConcurrentForwardsWithASmallConcurrencyLimit() async throws {
+        let destination = try await TestRelay.start()
+        var config = SMPServerConfig()
+        config.proxyClientConcurrency = 2
+        let proxyRelay = try await TestRelay.start(config: config)
+        let recipient = destination.client()
+        let events = EventCollector(recipient)
+        let q = try await TestQueue.create(recipient)
+        let sender = proxyRelay.client()
+        let relay = try await sender.connectProxiedRelay(destination.protocolServer)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    let r = try await sender.proxySend(relay, senderId: q.queue.senderId, key: nil, body: [UInt8(i)])
+                    return (try? r.get()) != nil
+                }
+            }
+            var oks = 0
+            for try await ok in group where ok { oks += 1 }
+            return oks
+        }
+        XCTAssertEqual(results, 40)
+        var bodies: Set<UInt8> = []
+        for i in 0..<40 {
+            let m = await events.waitForMessages(i + 1)
+            bodies.insert(m[i].body?.first ?? 255)
+            try await recipient.ack(recipientId: q.queue.recipientId, key: q.recipientKey, msgId: m[i].msgId)
+        }
+        XCTAssertEqual(bodies, Set((0..<40).map { UInt8($0) }))
+        await sender.close()
+        await recipient.close()
+        await proxyRelay.server.shutdown()
+        await destination.server.shutdown()
+    }
+
     /// Proxying is on by default, as the reference's; the ini switches it off and writes it back.
     func testConfigSwitchesProxying() throws {
         XCTAssertTrue(SMPServerConfig().allowSMPProxy)

@@ -35,6 +35,10 @@ public struct SMPServerConfig: Sendable, Equatable {
     /// Seconds a proxy answers PRXY for a destination it failed to connect to with that failure
     /// instead of trying again (the reference's `persistErrorInterval` of its proxy agent, 30).
     public var proxyPersistErrorInterval: Double = 30
+    /// Proxied commands of one client waiting on destinations at once; at this many the relay
+    /// stops reading that client's commands until one is answered (the reference's
+    /// `[PROXY] client_concurrency`, default 32).
+    public var proxyClientConcurrency: Int = 32
 
     public init() {}
 
@@ -80,6 +84,7 @@ public struct SMPServerConfig: Sendable, Equatable {
                   SMPVersion.supported.contains(lo), SMPVersion.supported.contains(hi)
             else { throw ConfigError.badValue(key: key, value: value) }
             versions = r
+        case "proxy_client_concurrency": proxyClientConcurrency = Int(max(1, try int()))
         case "allow_smp_proxy":
             guard let b = Bool(value) else { throw ConfigError.badValue(key: key, value: value) }
             allowSMPProxy = b
@@ -109,6 +114,8 @@ public struct SMPServerConfig: Sendable, Equatable {
         smp_versions = \(versions.min)-\(versions.max)
         # Forward senders' messages to other relays (private message routing).
         allow_smp_proxy = \(allowSMPProxy)
+        # Proxied commands of one client in progress at once.
+        proxy_client_concurrency = \(proxyClientConcurrency)
 
         """
     }

@@ -17,16 +17,22 @@ extension CommandProcessor {
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.basicAuth)))])
                 return
             }
+            let limit = config.proxyClientConcurrency
+            client.proxyStarted(limit: limit)
             Task {
                 let m = await self.relaySession(server, agent: agent)
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: m)])
+                client.proxyFinished(limit: limit)
             }
         case .pfwd(let version, let key, let encrypted):
             guard let destination = agent.client(sessionId: entityId) else {
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.noSession)))])
                 return
             }
+            let limit = config.proxyClientConcurrency
+            client.proxyStarted(limit: limit)
             Task {
+                defer { client.proxyFinished(limit: limit) }
                 let m = await self.forward(destination, sessionId: entityId, corrId: corrId, version: version, key: key, encrypted: encrypted)
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: m)])
             }
