@@ -347,7 +347,7 @@ public final class SMPClient: Sendable {
             secret = try? CryptoBox.sharedKey(publicKey: serverKey, privateKey: own)
         }
         let session = ClientConnection.Session(version: info.version, sessionId: info.sessionId, serverSessionKey: serverKey,
-                                               versions: info.serverVersions.intersection(config.versions),
+                                               versions: info.serverVersions.intersection(Self.offeredRange(config, server: info.serverVersions)),
                                                serverCertKey: info.serverCertKey, sessionSecret: secret)
         let conn = ClientConnection(channel: channel, session: session) { [weak self] entityId, message in
             self?.handleEvent(entityId: entityId, message: message)
@@ -375,6 +375,13 @@ public final class SMPClient: Sendable {
         startPinging(conn)
         if !reconnect { eventSink.yield(.connected(reconnect: false, resubscribeFailures: [])) }
         return conn
+    }
+
+    /// The range this client offered: a proxy talking to a relay below v14 caps its own at v10
+    /// (as `smpClientHandshake`), and the agreed range (`thServerVRange`) follows from it.
+    static func offeredRange(_ config: SMPClientConfig, server: SMPVersionRange) -> SMPVersionRange {
+        guard config.proxyServer, server.max < SMPVersion.proxyServerHandshake else { return config.versions }
+        return SMPVersionRange(min: config.versions.min, max: max(config.versions.min, SMPVersion.deletedEvent)) ?? config.versions
     }
 
     private func startPinging(_ conn: ClientConnection) {

@@ -85,6 +85,19 @@ final class ProxyRelayTests: XCTestCase {
         oldConfig.versions = SMPVersionRange(min: 6, max: 7)!
         let old = try await TestRelay.start(config: oldConfig)
         await assertServerError(.proxy(.broker(.transport(.version)))) { try await sender.connectProxiedRelay(old.protocolServer) }
+        // A destination below v14: the proxy caps its own range at v10 in the handshake
+        // (no block encryption with it), so PKEY offers 8-10.
+        var v12Config = SMPServerConfig()
+        v12Config.versions = SMPVersionRange(min: 6, max: 12)!
+        let v12 = try await TestRelay.start(config: v12Config)
+        let conn = try await RawConnection(relay: proxyRelay)
+        let pkey = try await conn.command(.prxy(server: v12.protocolServer, basicAuth: nil))
+        guard case .pkey(_, let range, _) = pkey else { return XCTFail("\(pkey)") }
+        XCTAssertEqual(range, SMPVersionRange(min: 8, max: 10))
+        let viaOld = try await sender.connectProxiedRelay(v12.protocolServer)
+        XCTAssertEqual(viaOld.version, 10)
+        await conn.close()
+        await v12.server.shutdown()
         // The client's connection to its proxy is still fine.
         try await sender.ping()
         let ok = try await sender.connectProxiedRelay(destination.protocolServer)
