@@ -76,8 +76,8 @@ extension SMPClient {
             throw .transport(.largeMessage)
         }
         let pfwd = SMPCommand.pfwd(version: relay.version, publicKey: commandKey.publicKey.x509Encoded, encryptedTransmission: encrypted)
-        let r = await conn.send([ClientConnection.Command(entityId: relay.sessionId, command: pfwd, key: nil, corrId: corrId)],
-                                timeout: 2 * config.commandTimeout)
+        let r = await conn.sendDetailed([ClientConnection.Command(entityId: relay.sessionId, command: pfwd, key: nil, corrId: corrId)],
+                                        timeout: 2 * config.commandTimeout)
         switch r[0] {
         case .success(.pres(let er)):
             let batch: [UInt8]
@@ -99,11 +99,13 @@ extension SMPClient {
             return .success(message)
         case .success(let m):
             return .failure(.unexpectedResponse(m.tag))
-        case .failure(.server(let e)):
+        case .failure(.client(.server(let e))):
             return .failure(.protocolError(e))
-        case .failure(.unexpectedResponse(let s)):
+        case .failure(.client(.unexpectedResponse(let s))):
             return .failure(.unexpectedResponse(s))
-        case .failure(let e):
+        case .failure(.unparseable(let e)):
+            return .failure(.responseError(e))
+        case .failure(.client(let e)):
             throw e
         }
     }
@@ -145,8 +147,8 @@ extension SMPClient {
         } catch {
             return .failure(ForwardError(.crypto))
         }
-        let r = await conn.send([ClientConnection.Command(entityId: [], command: .rfwd(encryptedTransmission: sealed), key: nil, corrId: nonce)],
-                                timeout: config.commandTimeout)
+        let r = await conn.sendDetailed([ClientConnection.Command(entityId: [], command: .rfwd(encryptedTransmission: sealed), key: nil, corrId: nonce)],
+                                        timeout: config.commandTimeout)
         switch r[0] {
         case .success(.rres(let box)):
             guard let plain = try? PrivateRouting.openForwardedResponse(box, sessionSecret: secret, corrId: nonce) else {
@@ -157,7 +159,10 @@ extension SMPClient {
             return .success(fr.encryptedResponse)
         case .success(let m):
             return .failure(ForwardError(.proxy(.broker(.unexpected(m.tag)))))
-        case .failure(let e):
+        case .failure(.unparseable(let e)):
+            // `PCEResponseError e`: RESPONSE with the error's text.
+            return .failure(ForwardError(.proxy(.broker(.response(e.description)))))
+        case .failure(.client(let e)):
             return .failure(ForwardError(e.proxyError))
         }
     }
