@@ -8,15 +8,14 @@ import SMPProtocol
 /// destination's encrypted response. Both wait on the network, so they are answered on their
 /// own once done, while the connection goes on with other commands.
 extension CommandProcessor {
-    func proxy(_ command: SMPCommand, corrId: [UInt8], entityId: [UInt8], agent: SMPProxyAgent, client: ServerClient) {
+    /// Answers at once what needs no network (refused PRXY, unknown session), in order with the
+    /// block's other responses; otherwise starts the work and returns nil.
+    func proxy(_ command: SMPCommand, corrId: [UInt8], entityId: [UInt8], agent: SMPProxyAgent, client: ServerClient) -> Outgoing? {
         switch command {
         case .prxy(let server, let auth):
             // `allowProxy`: proxying on, and the relay's password (when it has one) given.
             let authorized = config.allowSMPProxy && config.createPassword.map { auth == Array($0.utf8) } ?? true
-            guard authorized else {
-                client.send([Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.basicAuth)))])
-                return
-            }
+            guard authorized else { return Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.basicAuth))) }
             let limit = config.proxyClientConcurrency
             client.proxyStarted(limit: limit)
             Task {
@@ -24,10 +23,10 @@ extension CommandProcessor {
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: m)])
                 client.proxyFinished(limit: limit)
             }
+            return nil
         case .pfwd(let version, let key, let encrypted):
             guard let destination = agent.client(sessionId: entityId) else {
-                client.send([Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.noSession)))])
-                return
+                return Outgoing(corrId: corrId, entityId: entityId, message: .err(.proxy(.noSession)))
             }
             let limit = config.proxyClientConcurrency
             client.proxyStarted(limit: limit)
@@ -36,8 +35,9 @@ extension CommandProcessor {
                 let m = await self.forward(destination, sessionId: entityId, corrId: corrId, version: version, key: key, encrypted: encrypted)
                 client.send([Outgoing(corrId: corrId, entityId: entityId, message: m)])
             }
+            return nil
         default:
-            client.send([Outgoing(corrId: corrId, entityId: entityId, message: .err(.internalError))])
+            return Outgoing(corrId: corrId, entityId: entityId, message: .err(.internalError))
         }
     }
 

@@ -55,8 +55,7 @@ final class CommandProcessor: Sendable {
         // service signature is never allowed and service commands fail as they do without a service.
         if t.serviceSignature != nil { return (reply(.err(.service)), nil) }
         if command.party == .proxiedClient, let proxyAgent {
-            proxy(command, corrId: t.corrId, entityId: t.entityId, agent: proxyAgent, client: client)
-            return (nil, nil)
+            return (proxy(command, corrId: t.corrId, entityId: t.entityId, agent: proxyAgent, client: client), nil)
         }
         switch execute(command, p, client: client, session: session) {
         case .success(let (m, entity, message)): return (reply(m, entity: entity), message)
