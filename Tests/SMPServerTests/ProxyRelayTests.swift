@@ -66,6 +66,27 @@ final class ProxyRelayTests: XCTestCase {
         await destination.server.shutdown()
     }
 
+    /// The sender's relay is also the recipient's (the reference's "one server" case): the relay
+    /// proxies to itself over its own TLS listener.
+    func testProxyToItself() async throws {
+        let relay = try await TestRelay.start()
+        let recipient = relay.client()
+        let events = EventCollector(recipient)
+        let q = try await TestQueue.create(recipient)
+        let sender = relay.client()
+        let session = try await sender.connectProxiedRelay(relay.protocolServer)
+        let key = try PrivateAuthKey.generate(.ed25519)
+        let sk = try await sender.proxyCommand(session, entityId: q.queue.senderId, command: .skey(senderKey: key.publicKey.x509Encoded), key: key)
+        XCTAssertEqual(try sk.get(), .ok)
+        let r = try await sender.proxySend(session, senderId: q.queue.senderId, key: key, body: Array("to myself".utf8))
+        XCTAssertNoThrow(try r.get())
+        let got = await events.waitForMessages(1)
+        XCTAssertEqual(got[0].body, Array("to myself".utf8))
+        await sender.close()
+        await recipient.close()
+        await relay.server.shutdown()
+    }
+
     func testProxyErrorsForUnreachableOrWrongDestinations() async throws {
         var config = SMPServerConfig()
         config.proxyConnectTimeout = 3
