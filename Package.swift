@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "SMPServer",
             dependencies: [
-                "SimplexFoundation", "SMPProtocol", "SMPTransport",
+                "SimplexFoundation", "SMPProtocol", "SMPTransport", "SMPClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

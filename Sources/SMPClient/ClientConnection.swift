@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import SimplexFoundation
 import SMPProtocol
+import SMPTransport
 
 /// One live transport connection to a relay: correlates responses with commands by corrId and
 /// hands everything else (MSG, END, NMSG) to `onEvent`. Thread-safe.
@@ -10,6 +11,13 @@ final class ClientConnection: Sendable {
         let version: UInt16
         let sessionId: [UInt8]
         let serverSessionKey: X25519PublicKey?
+        /// The versions both sides support (the reference's `thServerVRange`).
+        var versions: SMPVersionRange? = nil
+        /// The server's chain and signed session key from its hello.
+        var serverCertKey: CertChainPubKey? = nil
+        /// crypto_box key of dh(server session key, this client's handshake key): the p2r secret
+        /// a proxying relay shares with the destination (`sessSecret`).
+        var sessionSecret: CryptoBoxKey? = nil
 
         var params: TransmissionParams { TransmissionParams(sessionId: sessionId, version: version) }
     }
@@ -50,6 +58,27 @@ final class ClientConnection: Sendable {
     /// Sends the commands in as few blocks as they fit and waits for all responses. Each result
     /// is the response or why there is none; an ERR response is returned as `.server`.
     func send(_ commands: [Command], timeout: Double) async -> [Result<BrokerMessage, SMPClientError>] {
+        await sendDetailed(commands, timeout: timeout).map { r in
+            r.mapError { e in
+                switch e {
+                case .client(let c): c
+                // Callers outside private routing see an unparseable response as unexpected.
+                case .unparseable: .unexpectedResponse("unparseable response")
+                }
+            }
+        }
+    }
+
+    /// Why a command has no usable response, keeping apart a response that did not parse (the
+    /// reference's `PCEResponseError`), which a proxy reports differently.
+    enum DetailedError: Error {
+        case client(SMPClientError)
+        /// The response's error as `parseProtocol` gives it (CMD UNKNOWN or CMD SYNTAX).
+        case unparseable(ErrorType)
+    }
+
+    /// `send`, with unparseable responses kept apart.
+    func sendDetailed(_ commands: [Command], timeout: Double) async -> [Result<BrokerMessage, DetailedError>] {
         var transmissions: [[UInt8]] = []
         var futures: [Result<EventLoopFuture<BrokerMessage>, SMPClientError>] = []
         transmissions.reserveCapacity(commands.count)
@@ -88,19 +117,21 @@ final class ClientConnection: Sendable {
                 failAll(.network("cannot batch commands: \(error)"))
             }
         }
-        var results: [Result<BrokerMessage, SMPClientError>] = []
+        var results: [Result<BrokerMessage, DetailedError>] = []
         results.reserveCapacity(futures.count)
         for f in futures {
             switch f {
-            case .failure(let e): results.append(.failure(e))
+            case .failure(let e): results.append(.failure(.client(e)))
             case .success(let future):
                 do {
                     let m = try await future.get()
-                    if case .err(let e) = m { results.append(.failure(.server(e))) } else { results.append(.success(m)) }
+                    if case .err(let e) = m { results.append(.failure(.client(.server(e)))) } else { results.append(.success(m)) }
                 } catch let e as SMPClientError {
-                    results.append(.failure(e))
+                    results.append(.failure(.client(e)))
+                } catch let e as UnparseableResponse {
+                    results.append(.failure(.unparseable(e.error)))
                 } catch {
-                    results.append(.failure(.network("\(error)")))
+                    results.append(.failure(.client(.network("\(error)"))))
                 }
             }
         }
@@ -117,7 +148,13 @@ final class ClientConnection: Sendable {
             do {
                 message = try BrokerMessage.parse(t.body, version: session.version)
             } catch {
-                if !t.corrId.isEmpty { complete(corrId: t.corrId, with: .failure(SMPClientError.unexpectedResponse("unparseable response"))) }
+                if !t.corrId.isEmpty {
+                    // `parseProtocol`: an unknown tag is CMD UNKNOWN, anything else CMD SYNTAX.
+                    let tag = String(decoding: t.body.prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+                    let known = ["IDS", "LNK", "SOK", "SOKS", "MSG", "NID", "NMSG", "PKEY", "RRES", "PRES", "END", "ENDS",
+                                 "DELD", "INFO", "OK", "ERR", "PONG"].contains(tag)
+                    complete(corrId: t.corrId, with: .failure(UnparseableResponse(error: .cmd(known ? .syntax : .unknown))))
+                }
                 continue
             }
             if t.corrId.isEmpty {
@@ -151,6 +188,11 @@ final class ClientConnection: Sendable {
     }
 
     func close() { channel.close(promise: nil) }
+}
+
+/// A response that did not parse (carried to `sendDetailed`).
+struct UnparseableResponse: Error {
+    let error: ErrorType
 }
 
 /// Feeds inbound blocks to the connection and reports when the channel goes away.

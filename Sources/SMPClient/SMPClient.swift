@@ -285,7 +285,7 @@ public final class SMPClient: Sendable {
         return try r[0].get()
     }
 
-    private func batch(_ commands: [ClientConnection.Command]) async -> [Result<BrokerMessage, SMPClientError>] {
+    func batch(_ commands: [ClientConnection.Command]) async -> [Result<BrokerMessage, SMPClientError>] {
         if commands.isEmpty { return [] }
         let conn: ClientConnection
         do {
@@ -296,8 +296,11 @@ public final class SMPClient: Sendable {
         return await conn.send(commands, timeout: config.commandTimeout)
     }
 
+    /// The live connection's session, if connected now.
+    var currentSession: ClientConnection.Session? { state.withLockedValue { $0.connection?.session } }
+
     /// The live connection, opening one if there is none (one attempt shared by all callers).
-    private func connection() async throws(SMPClientError) -> ClientConnection {
+    func connection() async throws(SMPClientError) -> ClientConnection {
         enum Found { case live(ClientConnection), opening(Task<ClientConnection, any Error>), closed }
         let found = state.withLockedValue { s -> Found in
             if s.closed { return .closed }
@@ -328,7 +331,8 @@ public final class SMPClient: Sendable {
         let info: SMPClientSession
         do {
             (channel, info) = try await SMPTransportClient.connect(
-                to: server, versions: config.versions, group: group, timeout: .nanoseconds(Int64(config.connectTimeout * 1e9)))
+                to: server, versions: config.versions, proxyServer: config.proxyServer, group: group,
+                timeout: .nanoseconds(Int64(config.connectTimeout * 1e9)))
         } catch {
             switch error {
             case .timeout: throw SMPClientError.timeout
@@ -338,7 +342,13 @@ public final class SMPClient: Sendable {
             }
         }
         let serverKey = info.serverSessionKey.flatMap { try? X25519PublicKey(rawRepresentation: Array($0.rawRepresentation)) }
-        let session = ClientConnection.Session(version: info.version, sessionId: info.sessionId, serverSessionKey: serverKey)
+        var secret: CryptoBoxKey?
+        if let serverKey, let own = try? X25519PrivateKey(rawRepresentation: Array(info.clientSessionKey.rawRepresentation)) {
+            secret = try? CryptoBox.sharedKey(publicKey: serverKey, privateKey: own)
+        }
+        let session = ClientConnection.Session(version: info.version, sessionId: info.sessionId, serverSessionKey: serverKey,
+                                               versions: info.serverVersions.intersection(Self.offeredRange(config, server: info.serverVersions)),
+                                               serverCertKey: info.serverCertKey, sessionSecret: secret)
         let conn = ClientConnection(channel: channel, session: session) { [weak self] entityId, message in
             self?.handleEvent(entityId: entityId, message: message)
         }
@@ -365,6 +375,13 @@ public final class SMPClient: Sendable {
         startPinging(conn)
         if !reconnect { eventSink.yield(.connected(reconnect: false, resubscribeFailures: [])) }
         return conn
+    }
+
+    /// The range this client offered: a proxy talking to a relay below v14 caps its own at v10
+    /// (as `smpClientHandshake`), and the agreed range (`thServerVRange`) follows from it.
+    static func offeredRange(_ config: SMPClientConfig, server: SMPVersionRange) -> SMPVersionRange {
+        guard config.proxyServer, server.max < SMPVersion.proxyServerHandshake else { return config.versions }
+        return SMPVersionRange(min: config.versions.min, max: max(config.versions.min, SMPVersion.deletedEvent)) ?? config.versions
     }
 
     private func startPinging(_ conn: ClientConnection) {

@@ -12,6 +12,9 @@ public struct SMPClientConfig: Sendable {
     public var maxReconnectDelay: Double = 30
     /// Seconds between keep-alive PINGs when the connection is idle; 0 disables them.
     public var pingInterval: Double = 30
+    /// This client is a relay's proxy connection to a destination relay (the handshake's
+    /// `proxyServer` flag: no block encryption, the forwarded traffic is already encrypted).
+    public var proxyServer: Bool = false
 
     public init() {}
 }

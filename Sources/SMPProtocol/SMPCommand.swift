@@ -185,9 +185,9 @@ public enum SMPCommand: Sendable, Hashable {
     case lkey(senderKey: [UInt8])
     /// Returns a contact queue's link data, found by link ID; no authorization.
     case lget
-    /// Private routing: ask a proxy for a session with a relay. `server` is the smp-encoded
-    /// `SMPServer` and basic auth, kept as bytes (this relay does not proxy).
-    case prxy(serverAndAuth: [UInt8])
+    /// Private routing: ask a proxy for a session with the destination relay `server`, with the
+    /// proxy's basic auth (its queue-creation password) if it requires one.
+    case prxy(server: ProtocolServer, basicAuth: [UInt8]?)
     /// Private routing: a transmission for the destination, encrypted to it.
     case pfwd(version: UInt16, publicKey: [UInt8], encryptedTransmission: [UInt8])
     /// Private routing: a proxy forwarding an encrypted transmission to this relay.
@@ -235,6 +235,15 @@ public enum SMPCommand: Sendable, Hashable {
         case .prxy: "PRXY"
         case .pfwd: "PFWD"
         case .rfwd: "RFWD"
+        }
+    }
+
+    /// Commands a destination relay executes when they arrive inside RFWD (`rejectOrVerify`):
+    /// the sender's; anything else is CMD PROHIBITED.
+    public var allowedForwarded: Bool {
+        switch self {
+        case .send, .skey, .lkey, .lget: true
+        default: false
         }
     }
 
@@ -314,9 +323,10 @@ public enum SMPCommand: Sendable, Hashable {
             e.ascii("LKEY ")
             try e.shortString(k)
         case .lget: e.ascii("LGET")
-        case .prxy(let s):
+        case .prxy(let server, let auth):
             e.ascii("PRXY ")
-            e.raw(s)
+            try server.encode(into: &e)
+            try e.optional(auth) { try $0.shortString($1) }
         case .pfwd(let fv, let key, let t):
             e.ascii("PFWD ")
             e.word16(fv)
@@ -349,6 +359,16 @@ public enum SMPCommand: Sendable, Hashable {
         } catch {
             throw .command(.syntax)
         }
+    }
+}
+
+/// `BasicAuth`'s parser over Latin-1 characters: `isPrint`, not `isSpace`, not '@', ':' or '/'.
+private func isBasicAuthByte(_ c: UInt8) -> Bool {
+    switch c {
+    case UInt8(ascii: "@"), UInt8(ascii: ":"), UInt8(ascii: "/"): false
+    case 0x21..<0x7F: true
+    case 0xA1...0xFF: c != 0xAD
+    default: false
     }
 }
 
@@ -410,7 +430,12 @@ private let commandParsers: [String: CommandParser] = [
     "LGET": { _, _ in .lget },
     "PRXY": { d, _ in
         try d.expect(" ")
-        return .prxy(serverAndAuth: d.rest())
+        let server = try ProtocolServer(from: &d)
+        return .prxy(server: server, basicAuth: try d.optional { d in
+            let a = try d.shortString()
+            guard a.allSatisfy(isBasicAuthByte) else { throw DecodingError.invalid("bad basic auth") }
+            return a
+        })
     },
     "PFWD": { d, _ in
         try d.expect(" ")

@@ -22,6 +22,11 @@ public struct SMPVersionRange: Sendable, Hashable, CustomStringConvertible {
 
     public func contains(_ v: UInt16) -> Bool { v >= min && v <= max }
 
+    /// `compatibleVRange`: the versions both ranges contain, nil when they do not meet.
+    public func intersection(_ other: SMPVersionRange) -> SMPVersionRange? {
+        SMPVersionRange(min: Swift.max(min, other.min), max: Swift.min(max, other.max))
+    }
+
     public var description: String { min == max ? "\(min)" : "\(min)-\(max)" }
 }
 
@@ -58,8 +63,10 @@ public enum SMPVersion {
     public static let supported = SMPVersionRange(min: 6, max: 18)!
     /// The range a server offers to a client that did not negotiate ALPN (`legacyServerSMPRelayVRange`).
     public static let legacy = SMPVersionRange(6)
-    /// The range a proxying relay reports for its destination (`proxiedSMPRelayVRange`).
-    public static let proxied = SMPVersionRange(min: 6, max: 17)!
+    /// The range a proxying relay reports for its destination (`proxiedSMPRelayVRange`): from
+    /// the first version with private routing to v17, so destinations cannot tell clients apart
+    /// by the newest version they speak.
+    public static let proxied = SMPVersionRange(min: 8, max: 17)!
     /// The version `smpEncoded()` uses when no version is given: the newest.
     public static let current: UInt16 = 18
 

@@ -68,7 +68,7 @@ final class MalformedInputTests: XCTestCase {
             ("authorization of a size no key makes", try transmission("SUB", entity: queueId, auth: [1, 2, 3]), .block, true),
             ("81-byte authorization", try transmission("SUB", entity: queueId, auth: SecureRandom.bytes(81)), .block, true),
             ("service commands without a service", try transmission("SUBS", entity: queueId, auth: sig), .service, true),
-            ("PRXY on a relay that does not proxy", try transmission("PRXY xyz"), .proxy(.basicAuth), true),
+            ("PRXY with a malformed server", try transmission("PRXY xyz"), .cmd(.syntax), true),
             ("PFWD without a proxy session", try transmission(pfwd, entity: [5]), .proxy(.noSession), true),
             ("PFWD with a bad key", try transmission(Array("PFWD ".utf8) + [0, 18, 0], entity: [5]), .cmd(.syntax), true),
         ]

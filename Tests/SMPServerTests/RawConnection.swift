@@ -23,11 +23,13 @@ final class RawConnection: Sendable {
         }
     }
 
-    init(relay: TestRelay, versions: SMPVersionRange = SMPVersion.supported) async throws {
+    /// `proxyServer`: connect as a proxying relay does (the handshake flag; no block encryption).
+    init(relay: TestRelay, versions: SMPVersionRange = SMPVersion.supported, proxyServer: Bool = false) async throws {
         let inbox = NIOLockedValueBox<[[UInt8]]>([])
         self.inbox = inbox
         (channel, session) = try await SMPTransportClient.connect(
-            host: "127.0.0.1", port: relay.server.port, keyHash: relay.credentials.keyHash, versions: versions, group: TestGroup.shared
+            host: "127.0.0.1", port: relay.server.port, keyHash: relay.credentials.keyHash, versions: versions, proxyServer: proxyServer,
+            group: TestGroup.shared
         ) { _ in Collector(inbox) }
     }
 
@@ -56,8 +58,7 @@ final class RawConnection: Sendable {
     var params: TransmissionParams { TransmissionParams(sessionId: session.sessionId, version: session.version) }
 
     /// Sends one well-formed command and returns the response.
-    func command(_ cmd: SMPCommand, entityId: [UInt8] = [], key: PrivateAuthKey? = nil) async throws -> BrokerMessage {
-        let corrId = SecureRandom.bytes(24)
+    func command(_ cmd: SMPCommand, entityId: [UInt8] = [], key: PrivateAuthKey? = nil, corrId: [UInt8] = SecureRandom.bytes(24)) async throws -> BrokerMessage {
         let body = try cmd.smpEncoded(version: session.version)
         var auth: [UInt8] = []
         if let key {

@@ -28,6 +28,11 @@ struct TestRelay {
     func client(config: SMPClientConfig = SMPClientConfig()) -> SMPClient {
         SMPClient(server: server.address, config: config, group: TestGroup.shared)
     }
+
+    /// This relay as PRXY names it.
+    var protocolServer: ProtocolServer {
+        ProtocolServer(hosts: ["127.0.0.1"], port: String(server.port), keyHash: credentials.keyHash)
+    }
 }
 
 enum TestGroup {

@@ -26,6 +26,19 @@ public struct SMPServerConfig: Sendable, Equatable {
     /// SMP versions offered to clients (the reference's full range by default); a narrower range
     /// serves as an older relay would.
     public var versions: SMPVersionRange = SMPVersion.supported
+    /// Forward senders' commands to other relays (private message routing, PRXY/PFWD). On, as
+    /// in the reference (`allowSMPProxy = True`); with `create_password` set, PRXY must carry it.
+    public var allowSMPProxy: Bool = true
+    /// Seconds a proxy waits to connect to a destination relay, and for its responses.
+    public var proxyConnectTimeout: Double = 15
+    public var proxyCommandTimeout: Double = 15
+    /// Seconds a proxy answers PRXY for a destination it failed to connect to with that failure
+    /// instead of trying again (the reference's `persistErrorInterval` of its proxy agent, 30).
+    public var proxyPersistErrorInterval: Double = 30
+    /// Proxied commands of one client waiting on destinations at once; at this many the relay
+    /// stops reading that client's commands until one is answered (the reference's
+    /// `[PROXY] client_concurrency`, default 32).
+    public var proxyClientConcurrency: Int = 32
 
     public init() {}
 
@@ -71,6 +84,10 @@ public struct SMPServerConfig: Sendable, Equatable {
                   SMPVersion.supported.contains(lo), SMPVersion.supported.contains(hi)
             else { throw ConfigError.badValue(key: key, value: value) }
             versions = r
+        case "proxy_client_concurrency": proxyClientConcurrency = Int(max(1, try int()))
+        case "allow_smp_proxy":
+            guard let b = Bool(value) else { throw ConfigError.badValue(key: key, value: value) }
+            allowSMPProxy = b
         default: throw ConfigError.unknownKey(key, line: line)
         }
     }
@@ -95,6 +112,10 @@ public struct SMPServerConfig: Sendable, Equatable {
         handshake_timeout = \(handshakeTimeout)
         # SMP versions offered to clients (min-max).
         smp_versions = \(versions.min)-\(versions.max)
+        # Forward senders' messages to other relays (private message routing).
+        allow_smp_proxy = \(allowSMPProxy)
+        # Proxied commands of one client in progress at once.
+        proxy_client_concurrency = \(proxyClientConcurrency)
 
         """
     }

@@ -17,17 +17,24 @@ final class CommandProcessor: Sendable {
     /// Counters for logs and benchmarks.
     let stats = ServerStats()
 
-    init(store: QueueStore, config: SMPServerConfig) {
+    /// Connections to destination relays when this relay proxies (nil: proxying off).
+    let proxyAgent: SMPProxyAgent?
+
+    init(store: QueueStore, config: SMPServerConfig, proxyAgent: SMPProxyAgent? = nil) {
         self.store = store
         self.config = config
+        self.proxyAgent = proxyAgent
         dummyEd25519 = .ed25519(Ed25519PrivateKey().publicKey)
         dummyEd448 = .ed448(Ed448PrivateKey().publicKey)
         dummyX25519 = .x25519(X25519PrivateKey().publicKey)
     }
 
     /// Handles one parsed transmission: the response to it, and for SUB a message to send after
-    /// the response (the reference sends it as a separate transmission without corrId).
-    func process(_ p: RawTransmission.Parsed, client: ServerClient, session: ConnectionSession) -> (Outgoing, Outgoing?) {
+    /// the response (the reference sends it as a separate transmission without corrId). PRXY and
+    /// PFWD of a proxying relay are answered later, on their own (nil response here).
+    /// `forwarded`: the transmission came inside RFWD, where only sender commands are allowed.
+    func process(_ p: RawTransmission.Parsed, client: ServerClient, session: ConnectionSession,
+                 forwarded: Bool = false) -> (Outgoing?, Outgoing?) {
         let t = p.transmission
         func reply(_ m: BrokerMessage, entity: [UInt8]? = nil) -> Outgoing {
             Outgoing(corrId: t.corrId, entityId: entity ?? t.entityId, message: m)
@@ -43,18 +50,22 @@ final class CommandProcessor: Sendable {
         if let e = command.credentialsError(hasAuthorization: p.authorization != nil, entityId: t.entityId) {
             return (reply(.err(e)), nil)
         }
+        if forwarded, !command.allowedForwarded { return (reply(.err(.cmd(.prohibited))), nil) }
         // This relay serves no client services (no service certificates in the handshake), so a
         // service signature is never allowed and service commands fail as they do without a service.
         if t.serviceSignature != nil { return (reply(.err(.service)), nil) }
+        if command.party == .proxiedClient, let proxyAgent {
+            return (proxy(command, corrId: t.corrId, entityId: t.entityId, agent: proxyAgent, client: client), nil)
+        }
         switch execute(command, p, client: client, session: session) {
         case .success(let (m, entity, message)): return (reply(m, entity: entity), message)
         case .failure(let e): return (reply(.err(e)), nil)
         }
     }
 
-    private typealias Outcome = Result<(BrokerMessage, [UInt8]?, Outgoing?), ErrorType>
+    typealias Outcome = Result<(BrokerMessage, [UInt8]?, Outgoing?), ErrorType>
 
-    private func ok(_ m: BrokerMessage = .ok) -> Outcome { .success((m, nil, nil)) }
+    func ok(_ m: BrokerMessage = .ok) -> Outcome { .success((m, nil, nil)) }
 
     /// `verifyCmdAuthorization`: the authorization must match the key's algorithm; a signature of
     /// the other algorithm, or any authorization with no key, is checked against a dummy key of
@@ -105,8 +116,8 @@ final class CommandProcessor: Sendable {
             return .failure(.proxy(.noSession))
 
         case .proxyService:
-            // RFWD needs the session secret of a proxy handshake, which this relay does not make.
-            return .failure(.proxy(.broker(.transport(.noAuth))))
+            guard case .rfwd(let encrypted) = command else { return .failure(.internalError) }
+            return forwarded(encrypted, corrId: t.corrId, client: client, session: session).map { ($0, [], nil) }
 
         case .creator:
             guard case .new(let req) = command else { return .failure(.internalError) }
@@ -414,6 +425,9 @@ struct ConnectionSession: Sendable {
     let version: UInt16
     /// Per-connection server key for DH authenticators (X25519 queue keys).
     let serverSessionKey: X25519PrivateKey?
+    /// crypto_box key of dh(client's handshake key, server session key): the secret of the p2r
+    /// layer when the client is a proxy (`sessSecret'`); nil when the client sent no key.
+    var sessionSecret: CryptoBoxKey? = nil
 
     var params: TransmissionParams { TransmissionParams(sessionId: sessionId, version: version) }
 }

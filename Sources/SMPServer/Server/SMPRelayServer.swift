@@ -29,9 +29,10 @@ public final class SMPRelayServer: Sendable {
         if store.droppedOnLoad > 0 {
             logger.warning("store log had a torn tail of \(store.droppedOnLoad) bytes (crash during a write); it was dropped")
         }
-        let processor = CommandProcessor(store: store, config: config)
         let owned = group == nil ? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount) : nil
         let loopGroup: any EventLoopGroup = group ?? owned!
+        let proxyAgent = config.allowSMPProxy ? SMPProxyAgent(group: loopGroup, config: config) : nil
+        let processor = CommandProcessor(store: store, config: config, proxyAgent: proxyAgent)
         let transportConfig = SMPTransportServer.Configuration(versions: config.versions, handshakeTimeout: .seconds(config.handshakeTimeout))
         let transport: SMPTransportServer
         do {
@@ -39,9 +40,15 @@ public final class SMPRelayServer: Sendable {
                 host: config.bindAddress, port: config.port, credentials: credentials, configuration: transportConfig, group: loopGroup
             ) { session in
                 let serverKey = try? X25519PrivateKey(rawRepresentation: Array(session.serverSessionKey.rawRepresentation))
+                // The p2r secret of private routing, from the key the client sent in its hello.
+                var secret: CryptoBoxKey?
+                if let serverKey, let raw = session.clientAuthPubKey, let clientKey = try? X25519PublicKey(rawRepresentation: Array(raw.rawRepresentation)) {
+                    secret = try? CryptoBox.sharedKey(publicKey: clientKey, privateKey: serverKey)
+                }
                 return ServerConnectionHandler(
                     processor: processor,
-                    session: ConnectionSession(sessionId: session.sessionId, version: session.version, serverSessionKey: serverKey))
+                    session: ConnectionSession(sessionId: session.sessionId, version: session.version, serverSessionKey: serverKey,
+                                               sessionSecret: secret))
             }
         } catch {
             try? await owned?.shutdownGracefully()
@@ -85,6 +92,11 @@ public final class SMPRelayServer: Sendable {
         (processor.stats.queuesCreated.current, processor.stats.messagesReceived.current, processor.stats.messagesDelivered.current)
     }
 
+    /// Private routing totals: RFWD executed as destination, PKEY sessions and PRES forwards served as proxy.
+    public var proxyStatistics: (forwardedIn: Int, proxySessions: Int, proxyForwards: Int) {
+        (processor.stats.messagesForwardedIn.current, processor.stats.proxySessions.current, processor.stats.proxyForwards.current)
+    }
+
     /// Drops messages older than the TTL now (also runs every `expireInterval`).
     @discardableResult
     public func expireMessages(now: Int64 = Int64(Date().timeIntervalSince1970)) -> Int {
@@ -104,6 +116,7 @@ public final class SMPRelayServer: Sendable {
     public func shutdown() async {
         expiry.cancel()
         await transport.shutdown()
+        await processor.proxyAgent?.shutdown()
         try? await ownedGroup?.shutdownGracefully()
     }
 }

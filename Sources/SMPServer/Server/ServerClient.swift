@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import SimplexFoundation
 import SMPProtocol
@@ -23,6 +24,11 @@ final class ServerClient: @unchecked Sendable {
     /// Queues this connection read with GET, and the message last handed out for each
     /// (the reference's `ProhibitSub` subscriptions: such a queue cannot be SUBscribed here).
     var getDelivered: [ID24: ID24?] = [:]
+
+    /// PRXY/PFWD of this client still waiting on a destination, and whether reading from the
+    /// client is paused because there are too many (the reference blocks the client's command
+    /// thread at `serverClientConcurrency`, which stops reading from its socket).
+    private let proxyWork = NIOLockedValueBox((inFlight: 0, paused: false))
 
     init(channel: Channel, params: TransmissionParams) {
         self.channel = channel
@@ -62,6 +68,30 @@ final class ServerClient: @unchecked Sendable {
             })
         } catch {
             channel.close(promise: nil)
+        }
+    }
+
+    /// A proxied command starts; at `limit` in flight, stop reading further commands.
+    func proxyStarted(limit: Int) {
+        let pause = proxyWork.withLockedValue { w -> Bool in
+            w.inFlight += 1
+            guard w.inFlight >= limit, !w.paused else { return false }
+            w.paused = true
+            return true
+        }
+        if pause { channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in } }
+    }
+
+    /// A proxied command was answered; below `limit` again, resume reading.
+    func proxyFinished(limit: Int) {
+        let resume = proxyWork.withLockedValue { w -> Bool in
+            w.inFlight -= 1
+            guard w.paused, w.inFlight < limit else { return false }
+            w.paused = false
+            return true
+        }
+        if resume {
+            channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { [channel] _ in channel.read() }
         }
     }
 

@@ -46,11 +46,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 continue
             }
             let (response, message) = processor.process(parsed, client: client, session: session)
-            responses.append(response)
+            if let response { responses.append(response) }
             if let message { messages.append(message) }
         }
         // As the reference's `send`: up to 4 responses share a block with the first message;
         // the other messages go one per block after them.
+        if responses.isEmpty, messages.isEmpty { return }
         if let first = messages.first, responses.count <= 4 {
             client.send(responses + [first])
             client.sendSeparately(Array(messages.dropFirst()))

@@ -5,6 +5,11 @@ final class ServerStats: Sendable {
     let queuesCreated = Counter()
     let messagesReceived = Counter()
     let messagesDelivered = Counter()
+    /// Private routing: RFWD this relay executed as destination (`pMsgFwdsRecv`), PRXY sessions
+    /// and PFWD forwards it served as proxy (successes).
+    let messagesForwardedIn = Counter()
+    let proxySessions = Counter()
+    let proxyForwards = Counter()
 
     final class Counter: Sendable {
         private let value = NIOLockedValueBox(0)

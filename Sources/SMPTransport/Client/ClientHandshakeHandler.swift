@@ -119,7 +119,8 @@ final class ClientHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             serverCertificate: tls.peerCertificates.first ?? [],
             proxyServer: proxyServer,
             blockEncryption: cipher != nil,
-            alpn: tls.alpn
+            alpn: tls.alpn,
+            serverCertKey: serverKey == nil ? nil : hello.authPubKey
         )
         return (session, cipher)
     }

@@ -25,6 +25,9 @@ public struct SMPClientSession: Sendable {
     public let blockEncryption: Bool
     /// The negotiated ALPN name (nil when the server agreed none).
     public let alpn: String?
+    /// The server's certificate chain and signed session key from its hello, as received: a
+    /// proxying relay hands it to its clients in PKEY.
+    public let serverCertKey: CertChainPubKey?
 
     public init(
         version: UInt16,
@@ -36,7 +39,8 @@ public struct SMPClientSession: Sendable {
         serverCertificate: [UInt8],
         proxyServer: Bool = false,
         blockEncryption: Bool = false,
-        alpn: String? = TLSConfiguration.smpALPN
+        alpn: String? = TLSConfiguration.smpALPN,
+        serverCertKey: CertChainPubKey? = nil
     ) {
         self.version = version
         self.serverVersions = serverVersions
@@ -48,5 +52,6 @@ public struct SMPClientSession: Sendable {
         self.proxyServer = proxyServer
         self.blockEncryption = blockEncryption
         self.alpn = alpn
+        self.serverCertKey = serverCertKey
     }
 }

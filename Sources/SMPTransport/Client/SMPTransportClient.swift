@@ -47,6 +47,7 @@ public enum SMPTransportClient {
     public static func connect(
         to address: SMPServerAddress,
         versions: SMPVersionRange = SMPVersion.supported,
+        proxyServer: Bool = false,
         group: any EventLoopGroup,
         timeout: TimeAmount = .seconds(15)
     ) async throws(SMPTransportClientError) -> (any Channel, SMPClientSession) {
@@ -55,7 +56,7 @@ public enum SMPTransportClient {
             do {
                 return try await connect(
                     host: unbracketed(host), port: address.effectivePort, keyHash: address.keyHash,
-                    versions: versions, group: group, timeout: timeout
+                    versions: versions, proxyServer: proxyServer, group: group, timeout: timeout
                 )
             } catch {
                 // An identity or version failure will not differ on another host of the same server.
