@@ -156,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "SMPBenchmark",
             dependencies: [
-                "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation",
+                "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -130,21 +130,24 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
     }
 
+    /// Each record's plaintext goes up as its own buffer: a record carries at most 16 KiB, one
+    /// SMP block when the peer writes whole blocks, so the framing above can pass it on without
+    /// copying, where gathering a whole socket read into one growing buffer copied every byte.
     private func readPlaintext(context: ChannelHandlerContext) {
-        var out = context.channel.allocator.buffer(capacity: Self.readChunk)
         while state == .active {
-            // Straight into the buffer: no intermediate copy.
+            var out = context.channel.allocator.buffer(capacity: Self.readChunk)
             var n: Int32 = 0
             out.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.readChunk) { raw in
                 n = sxtls_conn_read(conn, raw.bindMemory(to: UInt8.self).baseAddress, Self.readChunk)
                 return n > 0 ? Int(n) : 0
             }
-            if n > 0 { continue }
+            if n > 0 {
+                context.fireChannelRead(wrapInboundOut(out))
+                continue
+            }
             if n == 0 { break }
             if n == -2 {
-                // close_notify: deliver what came before it, then close.
-                if out.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(out)) }
-                out.clear()
+                // close_notify: what came before it has been delivered; close.
                 flushCiphertext(context: context, promise: nil)
                 state = .closed
                 context.close(promise: nil)
@@ -155,7 +158,6 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // SSL_read may have produced records to send (TLS 1.3 post-handshake messages).
         flushCiphertext(context: context, promise: nil)
-        if out.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(out)) }
     }
 
     /// Plaintext is held until flush and then encrypted in one go, so one flush makes one
