@@ -26,6 +26,8 @@ let package = Package(
     targets: [
         // System OpenSSL for X448/Ed448, which swift-crypto does not offer.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // System zstd for compressed chat message bodies (chat version 8+, simplexmq Compression.hs).
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(
             name: "SimplexFoundation",
             dependencies: [
@@ -106,7 +108,7 @@ let package = Package(
         .target(
             name: "ChatCore",
             dependencies: [
-                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore",
+                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore", "CZstd",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -218,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "ChatCoreTests",
             dependencies: [
-                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport",
+                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -91,8 +91,13 @@ extension ChatController {
         try store.read { db in try db.connectionRow(agentConnId: agentConnId) }
     }
 
+    /// The first readable message of a handshake body (connection info may be compressed, as
+    /// simplex-chat sends it on post-quantum connections of chat version 8+).
     private func decodeChatMessage(_ bytes: [UInt8]) -> ChatMessage? {
-        try? ChatMessage.decode(Data(bytes))
+        for r in ChatMessageBody.parse(Data(bytes)) {
+            if case .success(let m) = r { return m }
+        }
+        return nil
     }
 
     private func handle(_ e: AgentEvent) async throws(ChatError) {
@@ -119,7 +124,8 @@ extension ChatController {
             let userId: Int64 = conn["user_id"]
             let user = try userById(userId)
             _ = try createContact(conn, profile: profile, status: "requested")
-            let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])))
+            let (version, pq) = try negotiated(agentConnId)
+            let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])), pqSupport: pq, chatVersion: version)
             let agent = try runningAgent()
             do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: ours) } catch {
                 throw Self.agentError(error, connId: agentConnId)
@@ -182,6 +188,14 @@ extension ChatController {
         case .end, .del, .qcont:
             break
         }
+    }
+
+    /// The peer's range as its latest message states it (simplex-chat `updatePeerChatVRange`),
+    /// written only when it changed.
+    private func recordPeerVersion(_ conn: Row, _ msg: ChatMessage) throws(ChatError) {
+        let r = msg.effectiveVRange
+        if conn["peer_chat_min_version"] as Int? == Int(r.min), conn["peer_chat_max_version"] as Int? == Int(r.max) { return }
+        try recordPeerVersion(conn["agent_conn_id"], msg)
     }
 
     /// The peer's chat version range, from its handshake message (`v`; version 1 when absent).
@@ -251,18 +265,25 @@ extension ChatController {
 
     private func messageReceived(_ agentConnId: String, _ meta: MsgMeta, _ body: [UInt8]) async throws(ChatError) {
         let agent = try runningAgent()
+        // One agent message may carry several chat messages (a batch, or compressed parts); each is
+        // handled on its own and the agent message is acknowledged once, after all of them.
+        let parsed = ChatMessageBody.parse(Data(body))
         if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
-            guard let msg = decodeChatMessage(body) else {
-                emit(.messageError(user: try userById(conn["user_id"]), severity: "warning", errorMessage: "unreadable message"))
-                acknowledge(agent, agentConnId, meta.agentMsgId)
-                return
-            }
             var receipt: [UInt8]?
-            do { receipt = try await groupMessageReceived(conn, meta, msg) } catch {
-                // Acknowledged all the same: a message we cannot process must not block the queue;
-                // but not after a database failure, which is retried (handleAgentEvent).
-                if !error.isDatabaseError { acknowledge(agent, agentConnId, meta.agentMsgId) }
-                throw error
+            for r in parsed {
+                guard case .success(let msg) = r else {
+                    reportUnreadable(conn, r)
+                    continue
+                }
+                do {
+                    try recordPeerVersion(conn, msg)
+                    if let rc = try await groupMessageReceived(conn, meta, msg) { receipt = rc }
+                } catch {
+                    // Acknowledged all the same: a message we cannot process must not block the queue;
+                    // but not after a database failure, which is retried (handleAgentEvent).
+                    if error.isDatabaseError { throw error }
+                    emit(.chatError(chatError: error))
+                }
             }
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
@@ -271,17 +292,36 @@ extension ChatController {
             acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
-        let userId: Int64 = conn["user_id"]
-        guard let msg = decodeChatMessage(body) else {
-            emit(.messageError(user: try userById(userId), severity: "warning", errorMessage: "unreadable message"))
-            acknowledge(agent, agentConnId, meta.agentMsgId)
-            return
+        var receipt: [UInt8]?
+        for r in parsed {
+            guard case .success(let msg) = r else {
+                reportUnreadable(conn, r)
+                continue
+            }
+            do {
+                if try await directMessageReceived(conn, contactId: contactId, meta, msg) { receipt = [] }
+            } catch {
+                if error.isDatabaseError { throw error }
+                emit(.chatError(chatError: error))
+            }
         }
+        acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
+    }
+
+    /// A chat message that could not be read: reported as simplex-chat does (a warning).
+    private func reportUnreadable(_ conn: Row, _ r: Result<ChatMessage, ChatProtocolError>) {
+        guard case .failure(let e) = r, let user = try? userById(conn["user_id"]) else { return }
+        emit(.messageError(user: user, severity: "warning", errorMessage: "unreadable message: \(e)"))
+    }
+
+    /// One chat message from a contact. Returns whether it asks for a delivery receipt (x.msg.new).
+    private func directMessageReceived(_ conn: Row, contactId: Int64, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> Bool {
+        let userId: Int64 = conn["user_id"]
+        try recordPeerVersion(conn, msg)
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
         let shared = msg.msgId?.base64url
         let user = try userById(userId)
-        var receipt: [UInt8]?
-        var acked = false
+        var wantsReceipt = false
         switch msg.event {
         case .msgNew(var container):
             // Contact preferences on what arrives: no timer unless disappearing messages are on
@@ -293,9 +333,7 @@ extension ChatController {
             var rejected: ChatFeature?
             if case .voice = container.content, let c = contactNow, !c.mergedPreferences.enabled(.voice).forContact { rejected = .voice }
             let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container, rejected: rejected)
-            // Stored: the relay can send the next message while we build the event.
-            acknowledge(agent, agentConnId, meta.agentMsgId, receipt: [])
-            acked = true
+            wantsReceipt = true
             if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
             }
@@ -357,7 +395,7 @@ extension ChatController {
         default:
             break
         }
-        if !acked { acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt) }
+        return wantsReceipt
     }
 
     /// Acknowledges a processed message without holding up the next agent event: the ACK is a

@@ -83,10 +83,40 @@ extension ChatController {
         return itemId
     }
 
+    /// Sends one body; on a post-quantum connection of chat version 8+ a long body goes compressed,
+    /// as simplex-chat's `deliverMessagesB` does.
     func sendToAgent(_ agentConnId: String, _ body: Data) async throws(ChatError) -> Int64 {
         let agent = try runningAgent()
-        do { return try await agent.sendMessage(connId: agentConnId, body: [UInt8](body)) } catch {
+        let wire = try bodyToSend(agentConnId, body)
+        do { return try await agent.sendMessage(connId: agentConnId, body: [UInt8](wire)) } catch {
             throw Self.agentError(error, connId: agentConnId)
+        }
+    }
+
+    /// The chat version negotiated on a connection: the highest both ranges share (ours until the
+    /// peer's range is known), and whether it was made with post-quantum support.
+    func negotiated(_ agentConnId: String) throws(ChatError) -> (version: UInt16, pqSupport: Bool) {
+        guard let r = try store.read({ db in try db.connectionRow(agentConnId: agentConnId) }) else {
+            return (Self.ourChatVRange.max, false)
+        }
+        return (Self.negotiatedVersion(peerMin: r["peer_chat_min_version"], peerMax: r["peer_chat_max_version"]), r["pq_support"] as Bool? ?? false)
+    }
+
+    /// simplex-chat `compatibleVersion`: the top of the two ranges' overlap; with no overlap (or no
+    /// known peer range) the lower of the two maxima, so nothing newer than both is used.
+    static func negotiatedVersion(peerMin: Int?, peerMax: Int?) -> UInt16 {
+        guard let lo = peerMin, let hi = peerMax, let peer = VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi)) else {
+            return ourChatVRange.max
+        }
+        return peer.intersection(ourChatVRange)?.max ?? min(peer.max, ourChatVRange.max)
+    }
+
+    /// The bytes the agent sends for a chat body on this connection (compressed when due).
+    func bodyToSend(_ agentConnId: String, _ body: Data, limit: Int = ChatProtocolLimits.maxCompressedMsgLength) throws(ChatError) -> Data {
+        guard body.count > limit else { return body }
+        let (version, pq) = try negotiated(agentConnId)
+        do { return try ChatCompression.bodyToSend(body, pqSupport: pq, chatVersion: version, limit: limit) } catch {
+            throw .error(errorType: .internalError(message: "large compressed message: \(error)"))
         }
     }
 
