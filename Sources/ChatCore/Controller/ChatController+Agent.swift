@@ -270,11 +270,13 @@ extension ChatController {
         let parsed = ChatMessageBody.parse(Data(body))
         if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
             var receipt: [UInt8]?
+            var readable: [ChatMessage] = []
             for r in parsed {
                 guard case .success(let msg) = r else {
                     reportUnreadable(conn, r)
                     continue
                 }
+                readable.append(msg)
                 do {
                     try recordPeerVersion(conn, msg)
                     if let rc = try await groupMessageReceived(conn, meta, msg) { receipt = rc }
@@ -284,6 +286,10 @@ extension ChatController {
                     if error.isDatabaseError { throw error }
                     emit(.chatError(chatError: error))
                 }
+            }
+            // As a host, pass them on to members not yet connected to the sender.
+            if !readable.isEmpty, let sender = try? member(conn["group_member_id"]), let g = try? groupInfo(sender.groupId) {
+                await forwardToUnconnected(g, sender: sender, readable, brokerTs: Double(meta.brokerTs))
             }
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return

@@ -5,14 +5,15 @@ import SMPAgent
 /// Messages in groups (seed 003 for `#<groupId>` chats): one chat message, with one shared ID,
 /// sent separately over each connected member's connection, and one chat item for it.
 extension ChatController {
-    /// The chat versions we announce (`v`). 3 is what joining through a group link needs
-    /// (simplex-chat `groupFastLinkJoin`); 4 would ask hosts to forward messages between members
-    /// who are still connecting (x.grp.msg.forward), which this core does not do.
-    static let ourChatVRange = VersionRange(1...3)
+    /// The chat versions we announce (`v`): up to 9, batches in direct chats. We stop before 10,
+    /// business chats, which this core does not have (docs/protocol-notes.md, "Chat protocol
+    /// versions, batches and compression", says what each version we claim makes us do).
+    static let ourChatVRange = VersionRange(1...ChatProtocolVersion.batchSend2)
 
     /// A chat message as sent: our version range, a shared ID, the event.
-    func chatMessage(_ event: ChatMsgEvent, msgId: SharedMsgId? = SharedMsgId.random()) throws(ChatError) -> Data {
-        do { return try ChatMessage(chatVRange: Self.ourChatVRange, msgId: msgId, event: event).encoded() } catch {
+    func chatMessage(_ event: ChatMsgEvent, msgId: SharedMsgId? = SharedMsgId.random(),
+                     maxSize: Int? = ChatProtocolLimits.maxEncodedMsgLength) throws(ChatError) -> Data {
+        do { return try ChatMessage(chatVRange: Self.ourChatVRange, msgId: msgId, event: event).encoded(maxSize: maxSize) } catch {
             throw .error(errorType: .commandError(message: "message: \(error)"))
         }
     }
@@ -55,14 +56,25 @@ extension ChatController {
                         itemId: Int64? = nil) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
         guard let body = try? chatMessage(event, msgId: msgId), let recipients = try? groupRecipients(groupId, excluding: excluding) else { return [] }
         // Members still connecting get it when their connection is ready (simplex-chat's
-        // pending group messages), so nothing sent meanwhile is lost for them.
-        try? store.write { db in
-            try db.run("""
-                INSERT INTO pending_group_messages (group_member_id, chat_item_id, body, created_at)
-                SELECT m.group_member_id, ?, ?, ? FROM group_members m
+        // pending group messages), so nothing sent meanwhile is lost for them; unless a host
+        // will forward it to them (chat version 4+, simplex-chat `memberSendAction`).
+        let pending = (try? store.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT m.group_member_id, m.member_category, m.invited_by_group_member_id FROM group_members m
                 WHERE m.group_id = ? AND m.member_category <> 'user' AND m.member_status IN \(Self.currentStatuses)
                   AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.group_member_id = m.group_member_id AND c.conn_status = 'ready')
-                """, [itemId, body, Self.now, groupId])
+                """), arguments: [groupId])
+        }) ?? []
+        let membershipInviter = pending.isEmpty ? nil : (try? groupInfo(groupId))?.membership.invitedByGroupMemberId
+        for r in pending {
+            let gmId: Int64 = r[0]
+            let category = GroupMemberCategory(rawValue: r[1] as String? ?? "")
+            let inviter: Int64? = category == .pre ? membershipInviter : category == .post ? r[2] : nil
+            if event.isForwardedGroupMsg, willBeForwarded(to: gmId, inviter: inviter) { continue }
+            try? store.write { db in
+                try db.run("INSERT INTO pending_group_messages (group_member_id, chat_item_id, body, created_at) VALUES (?, ?, ?, ?)",
+                           [gmId, itemId, body, Self.now])
+            }
         }
         var sent: [(Int64, String, Int64)] = []
         for (gmId, conn) in recipients {
@@ -101,12 +113,48 @@ extension ChatController {
 
     /// One event to one member (introductions, handshake replies).
     func sendToMember(_ groupMemberId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
-        guard let conn = try store.read({ db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE group_member_id = ? AND conn_status = 'ready' ORDER BY connection_id DESC LIMIT 1"),
-                                arguments: [groupMemberId])
+        try await sendToMember(groupMemberId, [event])
+    }
+
+    /// Events that make no chat item to one member, batched when the member's version allows
+    /// (simplex-chat `sendGroupMemberMessages`): JSON arrays from chat version 5, except to an
+    /// admin below version 9, which would have to forward them one by one (`memberSendAction`).
+    func sendToMember(_ groupMemberId: Int64, _ events: [ChatMsgEvent]) async throws(ChatError) {
+        guard !events.isEmpty else { return }
+        guard let r = try store.read({ db in
+            try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT c.agent_conn_id, m.member_role FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id
+                WHERE c.group_member_id = ? AND c.conn_status = 'ready' ORDER BY c.connection_id DESC LIMIT 1
+                """), arguments: [groupMemberId])
         }) else { throw .error(errorType: .groupInternal(message: "member \(groupMemberId) has no ready connection")) }
-        let id = try await sendToAgent(conn, try chatMessage(event))
-        dropStatus(conn, id)
+        let conn: String = r[0]
+        let role = GroupMemberRole(rawValue: r[1] as String? ?? "") ?? .member
+        let version = try negotiated(conn).version
+        let batched = version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
+        for id in try await sendEvents(conn, events, batched: batched) { dropStatus(conn, id) }
+    }
+
+    /// Sends events over one connection, as one agent message per event or packed into batches
+    /// (Batch.hs `batchMessages`, at most `maxEncodedMsgLength` each). Returns the agent message
+    /// ids. An event too large to send is reported after the others are sent.
+    func sendEvents(_ agentConnId: String, _ events: [ChatMsgEvent], batched: Bool) async throws(ChatError) -> [Int64] {
+        var bodies: [Data] = []
+        for e in events { bodies.append(try chatMessage(e, maxSize: batched ? nil : ChatProtocolLimits.maxEncodedMsgLength)) }
+        guard batched, bodies.count > 1 else {
+            var ids: [Int64] = []
+            for b in bodies { ids.append(try await sendToAgent(agentConnId, b)) }
+            return ids
+        }
+        var ids: [Int64] = []
+        var failure: ChatError?
+        for r in ChatMessageBody.batch(bodies) {
+            switch r {
+            case .success(let b): ids.append(try await sendToAgent(agentConnId, b.body))
+            case .failure(let e): failure = failure ?? .error(errorType: .internalError(message: "large message: \(e)"))
+            }
+        }
+        if let failure { throw failure }
+        return ids
     }
 
     /// A message that makes no chat item: its delivery reports are not needed.
@@ -337,6 +385,70 @@ extension ChatController {
         try store.write { db in
             try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND group_member_id = ? AND item_deleted IS NULL",
                        [mark, Self.now, groupId, authorGmId])
+        }
+    }
+}
+
+/// Chat versions of members, and a host's forwarding of messages between members who are not yet
+/// connected to each other (chat version 4+, simplex-chat `forwardMsgs`).
+extension ChatController {
+    /// The chat version range a member's connection to us announced (`v` of its messages), nil
+    /// while unknown. This is what introductions tell other members (MemberInfo `v`).
+    func memberVRange(_ groupMemberId: Int64) throws(ChatError) -> VersionRange? {
+        try store.read { db -> VersionRange? in
+            guard let r = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT peer_chat_min_version, peer_chat_max_version FROM connections
+                WHERE group_member_id = ? AND peer_chat_max_version IS NOT NULL ORDER BY connection_id DESC LIMIT 1
+                """), arguments: [groupMemberId]),
+                let lo = r[0] as Int?, let hi = r[1] as Int? else { return nil }
+            return VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi))
+        }
+    }
+
+    /// `v` for a member in x.grp.mem.new / x.grp.mem.intro / x.grp.mem.fwd: its own range when
+    /// known, else version 1 (what a message without `v` means), never ours.
+    func memberVRangeText(_ groupMemberId: Int64) -> String {
+        ((try? memberVRange(groupMemberId)) ?? nil ?? ChatProtocolVersion.initialRange).description
+    }
+
+    /// Whether a host forwards our messages to a member we are not connected to yet: the member
+    /// and the member who introduced us both support chat version 4 (simplex-chat
+    /// `forwardSupportedOrPending`). A version not known yet counts as not supporting it.
+    func willBeForwarded(to groupMemberId: Int64, inviter: Int64?) -> Bool {
+        guard let inviter,
+            let m = (try? memberVRange(groupMemberId)) ?? nil, m.max >= ChatProtocolVersion.groupForward,
+            let i = (try? memberVRange(inviter)) ?? nil, i.max >= ChatProtocolVersion.groupForward
+        else { return false }
+        return true
+    }
+
+    /// Host side of chat version 4: messages from `sender` that other members would miss until
+    /// they connect to it go to those members wrapped in x.grp.msg.forward. Only admins forward,
+    /// never for a member blocked by an admin, and only between members whose versions both
+    /// support forwarding; the members are those in an introduction with the sender that has not
+    /// been confirmed connected (x.grp.mem.con).
+    func forwardToUnconnected(_ g: GroupInfo, sender: GroupMember, _ messages: [ChatMessage], brokerTs: Double) async {
+        guard g.membership.memberRole >= .admin, !sender.blockedByAdmin, let senderId = MemberId(base64url: sender.memberId) else { return }
+        let forwarded = messages.filter { $0.event.isForwardedGroupMsg }
+        guard !forwarded.isEmpty,
+            let senderRange = try? memberVRange(sender.groupMemberId), senderRange.max >= ChatProtocolVersion.groupForward
+        else { return }
+        let targets: [Int64] = (try? store.read { db in
+            try Int64.fetchAll(db.cachedStatement(sql: """
+                SELECT DISTINCT CASE WHEN i.re_group_member_id = ? THEN i.to_group_member_id ELSE i.re_group_member_id END
+                FROM group_member_intros i
+                WHERE (i.re_group_member_id = ? OR i.to_group_member_id = ?) AND i.intro_status <> 'con'
+                """), arguments: [sender.groupMemberId, sender.groupMemberId, sender.groupMemberId])
+        }) ?? []
+        let ts = Self.ts(brokerTs)
+        let events = forwarded.map {
+            ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: $0, msgTs: ts)
+        }
+        for gmId in targets where gmId != sender.groupMemberId {
+            guard let m = try? store.read({ db in try Self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
+                let range = try? memberVRange(gmId), range.max >= ChatProtocolVersion.groupForward
+            else { continue }
+            do { try await sendToMember(gmId, events) } catch { emit(.chatError(chatError: error)) }
         }
     }
 }
