@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SMPAgent
 import Testing
 
@@ -10,6 +11,25 @@ private func activeConn(_ e: [String: Any]) -> [String: Any]? {
 
 private func allTexts(_ e: [String: Any]) -> [String] {
     ((e["chatItems"] as? [[String: Any]]) ?? []).compactMap { (($0["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String }
+}
+
+private func groupId(_ e: [String: Any]) -> Int64? {
+    ((e["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value
+}
+
+private func memberName(_ e: [String: Any], _ key: String = "member") -> String? {
+    (((e[key] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String)
+}
+
+extension ChatController {
+    /// Test access to the chat database, to put a group in a state that is hard to time.
+    func testSQL(_ sql: String) throws(ChatError) {
+        try store.write { db in try db.execute(sql: sql) }
+    }
+
+    func testCount(_ sql: String) throws(ChatError) -> Int {
+        try store.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+    }
 }
 
 /// Two chat cores over a real relay at chat versions 1-9: what they negotiate, and every body form
@@ -87,5 +107,70 @@ private func allTexts(_ e: [String: Any]) -> [String] {
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()
+    }
+
+    /// Version 4: Bob's message reaches Carol through Alice (the host) while Bob and Carol are not
+    /// connected: Bob keeps no pending copy (Alice will forward), Alice wraps it in
+    /// x.grp.msg.forward, Carol shows it as Bob's.
+    @Test func hostForwardsBetweenMembersNotYetConnected() async throws {
+        let dir = NSTemporaryDirectory() + "chat-forward-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let (alice, bob, bobId, _) = try await connectedPair(dir, server)
+        let carol = try await Client("carol", dir: dir, server: server)
+        let inv = try await alice.cmd("/_connect 1")
+        try await carol.cmd("/connect " + (try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)))
+        let carolId = try #require(contactId(try await alice.event("contactConnected") { displayName($0) == "carol" }))
+        try await carol.event("contactConnected")
+
+        let g = try #require(groupId(try await alice.cmd(#"/_group 1 {"displayName":"fwd","fullName":""}"#)))
+        try await alice.cmd("/_add #\(g) \(bobId) member")
+        let bg = try #require(groupId(try await bob.event("receivedGroupInvitation")))
+        try await bob.cmd("/_join #\(bg)")
+        try await bob.event("userJoinedGroup")
+        try await alice.cmd("/_add #\(g) \(carolId) member")
+        let cg = try #require(groupId(try await carol.event("receivedGroupInvitation")))
+        try await carol.cmd("/_join #\(cg)")
+        try await bob.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
+        try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
+
+        // Both have told Alice they are connected (x.grp.mem.con).
+        let deadline = Date().addingTimeInterval(15)
+        while try await alice.c.testCount("SELECT count(*) FROM group_member_intros WHERE intro_status = 'con'") < 1, Date() < deadline {
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(try await alice.c.testCount("SELECT count(*) FROM group_member_intros WHERE intro_status = 'con'") == 1)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // Put the group back to "introduced, not yet connected": at Bob, his connection to Carol
+        // is not ready; at Alice, the introduction is not confirmed.
+        try await bob.c.testSQL("""
+            UPDATE connections SET conn_status = 'joined'
+            WHERE group_member_id IN (SELECT group_member_id FROM group_members WHERE local_display_name = 'carol')
+            """)
+        try await alice.c.testSQL("UPDATE group_member_intros SET intro_status = 'fwd'")
+
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"through the host"}}]"#)
+        let atCarol = try await carol.event("newChatItems", timeout: 20) { itemText($0) == "through the host" }
+        let dir1 = try #require(firstItem(atCarol)?["chatDir"] as? [String: Any])
+        #expect(((dir1["groupMember"] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String == "bob")
+        try await alice.event("newChatItems") { itemText($0) == "through the host" }
+        // Bob relied on the host: nothing pending for Carol.
+        #expect(try await bob.c.testCount("SELECT count(*) FROM pending_group_messages") == 0)
+
+        // Once the introduction is confirmed, Alice stops forwarding: the next message from Bob
+        // (now over his own connection again) reaches Carol once.
+        try await alice.c.testSQL("UPDATE group_member_intros SET intro_status = 'con'")
+        try await bob.c.testSQL("UPDATE connections SET conn_status = 'ready' WHERE conn_status = 'joined'")
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"directly"}}]"#)
+        try await carol.event("newChatItems", timeout: 20) { itemText($0) == "directly" }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let chat = try await carol.cmd("/_get chat #\(cg) count=50")
+        let texts = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.compactMap { ($0["meta"] as? [String: Any])?["itemText"] as? String } ?? []
+        #expect(texts.filter { $0 == "through the host" }.count == 1 && texts.filter { $0 == "directly" }.count == 1, "\(texts)")
+
+        await relay.shutdown()
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
     }
 }
