@@ -104,6 +104,18 @@ extension ChatController {
         try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"\#(longText)"}}]"#)
         #expect(itemText(try await bob.event("newChatItems")) == longText)
 
+        // Several items in one command go in one agent message at version 9, and every item
+        // follows that message's delivery reports.
+        try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"b1"}},{"msgContent":{"type":"text","text":"b2"}},{"msgContent":{"type":"text","text":"b3"}}]"#)
+        texts = []
+        while texts.count < 3 { texts += allTexts(try await bob.event("newChatItems")) }
+        #expect(texts == ["b1", "b2", "b3"])
+        #expect(try await alice.c.testCount("SELECT count(DISTINCT agent_msg_id) FROM chat_items WHERE item_text IN ('b1','b2','b3')") == 1)
+        let rcvdDeadline = Date().addingTimeInterval(15)
+        let delivered = "SELECT count(*) FROM chat_items WHERE item_text IN ('b1','b2','b3') AND item_status_type = 'sndRcvd'"
+        while try await alice.c.testCount(delivered) < 3, Date() < rcvdDeadline { try await Task.sleep(nanoseconds: 100_000_000) }
+        #expect(try await alice.c.testCount(delivered) == 3)
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()
@@ -167,6 +179,22 @@ extension ChatController {
         let chat = try await carol.cmd("/_get chat #\(cg) count=50")
         let texts = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.compactMap { ($0["meta"] as? [String: Any])?["itemText"] as? String } ?? []
         #expect(texts.filter { $0 == "through the host" }.count == 1 && texts.filter { $0 == "directly" }.count == 1, "\(texts)")
+
+        // Two items from Alice in one command: one agent message per member, both items delivered.
+        try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"g1"}},{"msgContent":{"type":"text","text":"g2"}}]"#)
+        for member in [bob, carol] {
+            var got: [String] = []
+            while got.count < 2 { got += allTexts(try await member.event("newChatItems") { allTexts($0).contains { $0.hasPrefix("g") } }) }
+            #expect(got == ["g1", "g2"])
+        }
+        #expect(try await alice.c.testCount("""
+            SELECT count(DISTINCT d.agent_msg_id) FROM group_item_deliveries d JOIN chat_items i ON i.chat_item_id = d.chat_item_id
+            WHERE i.item_text IN ('g1','g2')
+            """) == 2)
+        let groupDelivered = "SELECT count(*) FROM chat_items WHERE item_text IN ('g1','g2') AND item_status_type = 'sndRcvd'"
+        let deadline2 = Date().addingTimeInterval(15)
+        while try await alice.c.testCount(groupDelivered) < 2, Date() < deadline2 { try await Task.sleep(nanoseconds: 100_000_000) }
+        #expect(try await alice.c.testCount(groupDelivered) == 2)
 
         await relay.shutdown()
         await alice.c.close()

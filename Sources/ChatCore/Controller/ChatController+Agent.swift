@@ -455,19 +455,23 @@ extension ChatController {
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
         if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
-        let found = try store.read { db in try db.sentContactItem(agentConnId: agentConnId, agentMsgId: msgId) }
-        guard let (itemId, contactId, userId) = found else {
+        let found = try store.read { db in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: msgId) }
+        guard let (_, contactId, userId) = found.first else {
             // Bounded: reports for messages that make no item (edits, events) are never claimed.
             if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
             earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
             return
         }
-        // A late SENT must not overwrite "delivered" (checked in the same statement).
+        // Every item that went in this agent message (one, or a batch). A late SENT must not
+        // overwrite "delivered" (checked in the same statement).
         let statusJSON = try json(status)
-        let changed = try store.write { db in try db.setSentItemStatus(itemId, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) }
-        guard changed else { return }
-        guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
-        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+        let changed = try store.write { db -> [Int64] in
+            try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
+        }
+        guard !changed.isEmpty, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
+        var items: [AChatItem] = []
+        for itemId in changed { items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))) }
+        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: items))
     }
 
     static func isSent(_ s: CIStatus) -> Bool {

@@ -55,27 +55,7 @@ extension ChatController {
     func sendGroupEvent(_ groupId: Int64, _ event: ChatMsgEvent, excluding: Set<Int64> = [], msgId: SharedMsgId = SharedMsgId.random(),
                         itemId: Int64? = nil) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
         guard let body = try? chatMessage(event, msgId: msgId), let recipients = try? groupRecipients(groupId, excluding: excluding) else { return [] }
-        // Members still connecting get it when their connection is ready (simplex-chat's
-        // pending group messages), so nothing sent meanwhile is lost for them; unless a host
-        // will forward it to them (chat version 4+, simplex-chat `memberSendAction`).
-        let pending = (try? store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT m.group_member_id, m.member_category, m.invited_by_group_member_id FROM group_members m
-                WHERE m.group_id = ? AND m.member_category <> 'user' AND m.member_status IN \(Self.currentStatuses)
-                  AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.group_member_id = m.group_member_id AND c.conn_status = 'ready')
-                """), arguments: [groupId])
-        }) ?? []
-        let membershipInviter = pending.isEmpty ? nil : (try? groupInfo(groupId))?.membership.invitedByGroupMemberId
-        for r in pending {
-            let gmId: Int64 = r[0]
-            let category = GroupMemberCategory(rawValue: r[1] as String? ?? "")
-            let inviter: Int64? = category == .pre ? membershipInviter : category == .post ? r[2] : nil
-            if event.isForwardedGroupMsg, willBeForwarded(to: gmId, inviter: inviter) { continue }
-            try? store.write { db in
-                try db.run("INSERT INTO pending_group_messages (group_member_id, chat_item_id, body, created_at) VALUES (?, ?, ?, ?)",
-                           [gmId, itemId, body, Self.now])
-            }
-        }
+        storePending(groupId, event, body, itemId: itemId)
         var sent: [(Int64, String, Int64)] = []
         for (gmId, conn) in recipients {
             do {
@@ -86,6 +66,20 @@ extension ChatController {
             }
         }
         return sent
+    }
+
+    /// Members still connecting get a message when their connection is ready (simplex-chat's
+    /// pending group messages), so nothing sent meanwhile is lost for them; unless a host will
+    /// forward it to them (chat version 4+, simplex-chat `memberSendAction`).
+    func storePending(_ groupId: Int64, _ event: ChatMsgEvent, _ body: Data, itemId: Int64?) {
+        let pending = (try? store.read { db in try db.membersWithoutReadyConnection(groupId: groupId, currentStatuses: Self.currentStatuses) }) ?? []
+        let membershipInviter = pending.isEmpty ? nil : (try? groupInfo(groupId))?.membership.invitedByGroupMemberId
+        for (gmId, categoryText, invitedBy) in pending {
+            let category = GroupMemberCategory(rawValue: categoryText)
+            let inviter: Int64? = category == .pre ? membershipInviter : category == .post ? invitedBy : nil
+            if event.isForwardedGroupMsg, willBeForwarded(to: gmId, inviter: inviter) { continue }
+            try? store.write { db in try db.insertPendingGroupMessage(groupMemberId: gmId, chatItemId: itemId, body: body, at: Self.now) }
+        }
     }
 
     /// What was sent to the group while this member's connection was not ready, in order.
@@ -121,14 +115,10 @@ extension ChatController {
     /// admin below version 9, which would have to forward them one by one (`memberSendAction`).
     func sendToMember(_ groupMemberId: Int64, _ events: [ChatMsgEvent]) async throws(ChatError) {
         guard !events.isEmpty else { return }
-        guard let r = try store.read({ db in
-            try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT c.agent_conn_id, m.member_role FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id
-                WHERE c.group_member_id = ? AND c.conn_status = 'ready' ORDER BY c.connection_id DESC LIMIT 1
-                """), arguments: [groupMemberId])
-        }) else { throw .error(errorType: .groupInternal(message: "member \(groupMemberId) has no ready connection")) }
-        let conn: String = r[0]
-        let role = GroupMemberRole(rawValue: r[1] as String? ?? "") ?? .member
+        guard let (conn, roleText) = try store.read({ db in try db.readyMemberConnection(groupMemberId: groupMemberId) }) else {
+            throw .error(errorType: .groupInternal(message: "member \(groupMemberId) has no ready connection"))
+        }
+        let role = GroupMemberRole(rawValue: roleText) ?? .member
         let version = try negotiated(conn).version
         let batched = version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
         for id in try await sendEvents(conn, events, batched: batched) { dropStatus(conn, id) }
@@ -168,16 +158,85 @@ extension ChatController {
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
         let (user, g) = try groupContext(ref.chatId)
         try assertUserRole(g, .author)
-        var items: [AChatItem] = []
-        for m in messages {
-            let itemId = try await sendGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
-            items.append(try groupItem(g.groupId, itemId))
+        var itemIds: [Int64] = []
+        if messages.count > 1 {
+            itemIds = try await sendGroupItemsBatched(user: user, g, messages, ttl: ttl, live: live)
+        } else {
+            for m in messages {
+                itemIds.append(try await sendGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false))
+            }
         }
+        var items: [AChatItem] = []
+        for itemId in itemIds { items.append(try groupItem(g.groupId, itemId)) }
         return .newChatItems(user: user, chatItems: items)
     }
 
     /// Stores the sent item, then sends x.msg.new to each member and records each delivery.
     func sendGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
+        let (itemId, event, shared) = try insertGroupItem(user: user, g, content: content, quotedItemId: quotedItemId, ttl: ttl, live: live, forwarded: forwarded)
+        let deliveries = await sendGroupEvent(g.groupId, event, msgId: shared, itemId: itemId)
+        try recordDeliveries(deliveries.map { (itemId, $0.gmId, $0.agentConnId, $0.msgId) })
+        return itemId
+    }
+
+    /// Several items to the group (simplex-chat `sendGroupMessages` with several events): each
+    /// member gets them batched when its version allows (5+, to an admin 9+), one by one
+    /// otherwise; members still connecting get them as pending messages.
+    func sendGroupItemsBatched(user: User, _ g: GroupInfo, _ messages: [ComposedMessage], ttl: Int?, live: Bool) async throws(ChatError) -> [Int64] {
+        var sent: [(itemId: Int64, body: Data)] = []
+        for m in messages {
+            let (itemId, event, shared) = try insertGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
+            let body = try chatMessage(event, msgId: shared)
+            storePending(g.groupId, event, body, itemId: itemId)
+            sent.append((itemId, body))
+        }
+        var deliveries: [(Int64, Int64, String, Int64)] = []
+        for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] {
+            do {
+                if try memberTakesBatches(gmId, conn) {
+                    for r in ChatMessageBody.batch(sent.map(\.body)) {
+                        guard case .success(let b) = r else { continue }
+                        let id = try await sendToAgent(conn, b.body)
+                        for i in b.messageIndices { deliveries.append((sent[i].itemId, gmId, conn, id)) }
+                    }
+                } else {
+                    for (itemId, body) in sent { deliveries.append((itemId, gmId, conn, try await sendToAgent(conn, body))) }
+                }
+            } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+        try recordDeliveries(deliveries)
+        return sent.map(\.itemId)
+    }
+
+    /// Whether a member is sent batches (simplex-chat `memberSendAction`, `batchSendVersion`): its
+    /// connection's version is 5+, and 9+ for an admin, who would otherwise forward them one by one.
+    func memberTakesBatches(_ groupMemberId: Int64, _ agentConnId: String) throws(ChatError) -> Bool {
+        let version = try negotiated(agentConnId).version
+        let role = try store.read { db in try db.groupMemberRole(groupMemberId: groupMemberId) }.flatMap(GroupMemberRole.init(rawValue:)) ?? .member
+        return version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
+    }
+
+    /// Records which agent message carried each item to each member, then applies reports that
+    /// arrived while we were still sending.
+    func recordDeliveries(_ deliveries: [(itemId: Int64, gmId: Int64, agentConnId: String, msgId: Int64)]) throws(ChatError) {
+        let sndNew = try json(CIStatus.sndNew)
+        try store.write { db in
+            for d in deliveries {
+                try db.insertGroupItemDelivery(chatItemId: d.itemId, groupMemberId: d.gmId, agentConnId: d.agentConnId, agentMsgId: d.msgId, status: sndNew)
+            }
+        }
+        for d in deliveries {
+            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.msgId)) {
+                try groupDeliveryUpdate(d.agentConnId, d.msgId, early)
+            }
+        }
+    }
+
+    /// Stores a sent group item: its id, its x.msg.new and its shared id.
+    func insertGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool,
+                         forwarded: Bool) throws(ChatError) -> (Int64, ChatMsgEvent, SharedMsgId) {
         var quote: (row: Row, msg: QuotedMsg, authorMemberId: String?)?
         if let qid = quotedItemId {
             guard let r = try store.read({ db in
@@ -204,23 +263,7 @@ extension ChatController {
         item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
         item.quotedMemberId = quote?.authorMemberId
         let itemId = try store.write { db in try db.insertChatItem(item, at: now) }
-        let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared, itemId: itemId)
-        let sndNew = try json(CIStatus.sndNew)
-        try store.write { db in
-            for d in deliveries {
-                try db.run("""
-                    INSERT OR REPLACE INTO group_item_deliveries (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
-                    VALUES (?, ?, ?, ?, ?)
-                    """, [itemId, d.gmId, d.agentConnId, d.msgId, sndNew])
-            }
-        }
-        // Reports that arrived while we were still sending.
-        for d in deliveries {
-            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.msgId)) {
-                try groupDeliveryUpdate(d.agentConnId, d.msgId, early)
-            }
-        }
-        return itemId
+        return (itemId, .msgNew(container), shared)
     }
 
     /// A delivery report for one member's copy of a sent group item; the item's own status is the
@@ -234,9 +277,11 @@ extension ChatController {
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
                               arguments: [agentConnId, msgId]) == true
         }) else { return false }
-        guard let itemId = try store.write({ db -> Int64? in
-            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
-                                              arguments: [agentConnId, msgId]) else { return nil }
+        // Several items when they went to this member in one batch.
+        let itemIds = try store.write({ db -> [Int64] in
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
+                                         arguments: [agentConnId, msgId])
+            guard !ids.isEmpty else { return [] }
             // A late SENT must not overwrite "delivered".
             if case .sndSent = status {
                 try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ? AND delivery_status_type <> 'sndRcvd'",
@@ -244,8 +289,15 @@ extension ChatController {
             } else {
                 try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ?", [statusJSON, agentConnId, msgId])
             }
-            return id
-        }) else { return false }
+            return ids
+        })
+        guard !itemIds.isEmpty else { return false }
+        for itemId in itemIds { try updateGroupItemStatus(itemId, reported: status) }
+        return true
+    }
+
+    /// A sent group item's status from its copies' statuses (least advanced; partial until all).
+    private func updateGroupItemStatus(_ itemId: Int64, reported status: CIStatus) throws(ChatError) {
         let statuses = try store.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT delivery_status FROM group_item_deliveries WHERE chat_item_id = ?"), arguments: [itemId])
         }.compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
@@ -264,14 +316,13 @@ extension ChatController {
         } else if case .sndError = status {
             aggregate = status
         } else {
-            return true
+            return
         }
         try setStatus(itemId, aggregate)
         guard let groupId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM chat_items WHERE chat_item_id = ?"), arguments: [itemId]) }),
             let userId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId]) })
-        else { return true }
+        else { return }
         emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
-        return true
     }
 
     /// A sent or received item of a group chat with what actions need.
@@ -395,13 +446,8 @@ extension ChatController {
     /// The chat version range a member's connection to us announced (`v` of its messages), nil
     /// while unknown. This is what introductions tell other members (MemberInfo `v`).
     func memberVRange(_ groupMemberId: Int64) throws(ChatError) -> VersionRange? {
-        try store.read { db -> VersionRange? in
-            guard let r = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT peer_chat_min_version, peer_chat_max_version FROM connections
-                WHERE group_member_id = ? AND peer_chat_max_version IS NOT NULL ORDER BY connection_id DESC LIMIT 1
-                """), arguments: [groupMemberId]),
-                let lo = r[0] as Int?, let hi = r[1] as Int? else { return nil }
-            return VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi))
+        try store.read { db in try db.memberChatVRange(groupMemberId: groupMemberId) }.flatMap {
+            VersionRange(min: UInt16(clamping: $0.min), max: UInt16(clamping: $0.max))
         }
     }
 
@@ -433,13 +479,7 @@ extension ChatController {
         guard !forwarded.isEmpty,
             let senderRange = try? memberVRange(sender.groupMemberId), senderRange.max >= ChatProtocolVersion.groupForward
         else { return }
-        let targets: [Int64] = (try? store.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: """
-                SELECT DISTINCT CASE WHEN i.re_group_member_id = ? THEN i.to_group_member_id ELSE i.re_group_member_id END
-                FROM group_member_intros i
-                WHERE (i.re_group_member_id = ? OR i.to_group_member_id = ?) AND i.intro_status <> 'con'
-                """), arguments: [sender.groupMemberId, sender.groupMemberId, sender.groupMemberId])
-        }) ?? []
+        let targets = (try? store.read { db in try db.unconfirmedIntroductionPeers(groupMemberId: sender.groupMemberId) }) ?? []
         let ts = Self.ts(brokerTs)
         let events = forwarded.map {
             ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: $0, msgTs: ts)

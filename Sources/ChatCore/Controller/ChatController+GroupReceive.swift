@@ -420,11 +420,7 @@ extension ChatController {
         case .grpMemCon(let memberId):
             try store.write { db in
                 // Either member of the introduction may confirm it (simplex-chat `xGrpMemCon`).
-                try db.run("""
-                    UPDATE group_member_intros SET intro_status = 'con'
-                    WHERE (re_group_member_id = ?1 AND to_group_member_id = (SELECT group_member_id FROM group_members WHERE group_id = ?2 AND member_id = ?3))
-                       OR (to_group_member_id = ?1 AND re_group_member_id = (SELECT group_member_id FROM group_members WHERE group_id = ?2 AND member_id = ?3))
-                    """, [sender.groupMemberId, g.groupId, memberId.base64url])
+                try db.markIntroductionConnected(groupMemberId: sender.groupMemberId, groupId: g.groupId, memberId: memberId.base64url)
             }
         case .grpMemRole(let memberId, let role):
             try memberRoleChanged(user: user, g, by: sender, memberId.base64url, role)
@@ -435,8 +431,7 @@ extension ChatController {
         case .grpLeave:
             // The leaving member's own connections (not the host's, when the leave was forwarded).
             let leaverConns = try store.write { db -> [String] in
-                let ids = try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE group_member_id = ?"),
-                                              arguments: [sender.groupMemberId])
+                let ids = try db.memberAgentConnIds(groupMemberId: sender.groupMemberId)
                 try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_member_id = ?", [Self.now, sender.groupMemberId])
                 try db.run("DELETE FROM connections WHERE group_member_id = ?", [sender.groupMemberId])
                 return ids
