@@ -104,6 +104,23 @@ extension ChatController {
         try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"\#(longText)"}}]"#)
         #expect(itemText(try await bob.event("newChatItems")) == longText)
 
+        // A profile too large for uncompressed connection info on a post-quantum connection
+        // (over 10,968 bytes): sent compressed when joining, read whole by the other side.
+        let dave = try await Client("dave", dir: dir, server: server)
+        let image = "data:image/png;base64," + String(repeating: "iVBORw0KGgoAAAANSUhEUgAA", count: 520)
+        try await dave.cmd(#"/_profile 1 {"displayName":"dave","fullName":"","image":"\#(image)"}"#)
+        let infoJSON = try ChatMessage(chatVRange: ChatController.ourChatVRange, event: .info(Profile(displayName: "dave", image: image))).encoded(maxSize: nil)
+        #expect(infoJSON.count > ChatProtocolLimits.maxCompressedInfoLength && infoJSON.count <= ChatProtocolLimits.maxEncodedInfoLength)
+        let daveInv = try await alice.cmd("/_connect 1")
+        let daveLink = try #require((daveInv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        let joinInfo = try await dave.c.encodeJoinInfo(.info(Profile(displayName: "dave", image: image)), link: try ConnectionRequestURI(parsing: daveLink))
+        #expect(joinInfo.first == UInt8(ascii: "X") && joinInfo.count <= ChatProtocolLimits.maxCompressedInfoLength)
+        try await dave.cmd("/connect " + daveLink)
+        let daveAtAlice = try await alice.event("contactConnected") { displayName($0) == "dave" }
+        #expect(((daveAtAlice["contact"] as? [String: Any])?["profile"] as? [String: Any])?["image"] as? String == image)
+        try await dave.event("contactConnected")
+        await dave.c.close()
+
         // Several items in one command go in one agent message at version 9, and every item
         // follows that message's delivery reports.
         try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"b1"}},{"msgContent":{"type":"text","text":"b2"}},{"msgContent":{"type":"text","text":"b3"}}]"#)

@@ -41,6 +41,15 @@ extension ChatController {
         }
     }
 
+    /// Connection info for joining a link: the peer's chat range is not known yet, so its version
+    /// is taken from the link's agent versions as simplex-chat does (`agentToChatVersion`: 8 from
+    /// the post-quantum agent version 5, else 1), with the PQ support the agent will use.
+    func encodeJoinInfo(_ event: ChatMsgEvent, link: ConnectionRequestURI) async throws(ChatError) -> [UInt8] {
+        let pq = await (try runningAgent()).config.pqSupport
+        let version = link.agentVersions.max >= 5 ? ChatProtocolVersion.pqEncryptionCompression : ChatProtocolVersion.initial
+        return try encodeInfo(event, pqSupport: pq, chatVersion: version)
+    }
+
     /// `/_connect <userId>`: a new 1-time invitation, listed as a pending connection.
     func addContact(userId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
@@ -90,9 +99,9 @@ extension ChatController {
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
-        let info = try encodeInfo(parsed.mode == .contact
+        let info = try await encodeJoinInfo(parsed.mode == .contact
             ? .contact(profile: groupLinkId != nil ? redacted(profile) : profile, contactReqId: XContactId(bytes: SecureRandom.bytes(16)))
-            : .info(profile))
+            : .info(profile), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
             throw Self.agentError(error)
