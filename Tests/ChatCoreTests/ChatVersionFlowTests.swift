@@ -27,6 +27,10 @@ extension ChatController {
         try store.write { db in try db.execute(sql: sql) }
     }
 
+    func testString(_ sql: String) throws(ChatError) -> String? {
+        try store.read { db in try String.fetchOne(db, sql: sql) }
+    }
+
     func testCount(_ sql: String) throws(ChatError) -> Int {
         try store.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
@@ -196,6 +200,27 @@ extension ChatController {
         let chat = try await carol.cmd("/_get chat #\(cg) count=50")
         let texts = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.compactMap { ($0["meta"] as? [String: Any])?["itemText"] as? String } ?? []
         #expect(texts.filter { $0 == "through the host" }.count == 1 && texts.filter { $0 == "directly" }.count == 1, "\(texts)")
+
+        // Pending messages (Bob does not know Carol's version yet, so he cannot count on the host)
+        // go to Carol in one batch when Bob's connection to her is ready.
+        let carolAtBob = "(SELECT group_member_id FROM group_members WHERE local_display_name = 'carol')"
+        try await bob.c.testSQL("UPDATE connections SET conn_status = 'joined', peer_chat_min_version = NULL, peer_chat_max_version = NULL WHERE group_member_id IN \(carolAtBob)")
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"p1"}}]"#)
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"p2"}}]"#)
+        #expect(try await bob.c.testCount("SELECT count(*) FROM pending_group_messages") == 2)
+        try await bob.c.testSQL("UPDATE connections SET conn_status = 'ready', peer_chat_min_version = 1, peer_chat_max_version = 9 WHERE group_member_id IN \(carolAtBob)")
+        let carolGmText = try await bob.c.testString("SELECT CAST(group_member_id AS TEXT) FROM group_members WHERE local_display_name = 'carol'")
+        let carolGm = try #require(carolGmText.flatMap { Int64($0) })
+        let carolConn = try #require(try await bob.c.testString("SELECT agent_conn_id FROM connections WHERE group_member_id = \(carolGm)"))
+        try await bob.c.sendPendingGroupMessages(carolGm, agentConnId: carolConn)
+        var pendingTexts: [String] = []
+        while pendingTexts.count < 2 { pendingTexts += allTexts(try await carol.event("newChatItems") { allTexts($0).contains { $0.hasPrefix("p") } }) }
+        #expect(pendingTexts == ["p1", "p2"])
+        #expect(try await bob.c.testCount("SELECT count(*) FROM pending_group_messages") == 0)
+        #expect(try await bob.c.testCount("""
+            SELECT count(DISTINCT d.agent_msg_id) FROM group_item_deliveries d JOIN chat_items i ON i.chat_item_id = d.chat_item_id
+            WHERE d.group_member_id = \(carolGm) AND i.item_text IN ('p1','p2')
+            """) == 1)
 
         // Two items from Alice in one command: one agent message per member, both items delivered.
         try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"g1"}},{"msgContent":{"type":"text","text":"g2"}}]"#)

@@ -88,20 +88,34 @@ extension ChatController {
             try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pending_group_messages WHERE group_member_id = ? ORDER BY pending_group_message_id"),
                              arguments: [groupMemberId])
         }
-        let sndNew = try json(CIStatus.sndNew)
-        for r in rows {
-            let body: Data = r["body"]
-            let id = try await sendToAgent(agentConnId, body)
-            try store.write { db in
-                if let itemId = r["chat_item_id"] as Int64? {
-                    try db.run("""
-                        INSERT OR REPLACE INTO group_item_deliveries (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
-                        VALUES (?, ?, ?, ?, ?)
-                        """, [itemId, groupMemberId, agentConnId, id, sndNew])
-                }
-                try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+        guard !rows.isEmpty else { return }
+        // Batched as simplex-chat's `sendPendingGroupMessages` when the member takes batches.
+        let bodies: [Data] = rows.map { $0["body"] }
+        var sends: [(body: Data, rows: [Int])] = []
+        if try memberTakesBatches(groupMemberId, agentConnId) {
+            for r in ChatMessageBody.batch(bodies) {
+                if case .success(let b) = r { sends.append((b.body, b.messageIndices)) }
             }
-            if r["chat_item_id"] as Int64? == nil { dropStatus(agentConnId, id) }
+            // A body too large to batch (none should be: each was checked when made) goes alone.
+            let covered = Set(sends.flatMap(\.rows))
+            for i in bodies.indices where !covered.contains(i) { sends.append((bodies[i], [i])) }
+            sends.sort { $0.rows[0] < $1.rows[0] }
+        } else {
+            sends = bodies.indices.map { (bodies[$0], [$0]) }
+        }
+        let sndNew = try json(CIStatus.sndNew)
+        for send in sends {
+            let id = try await sendToAgent(agentConnId, send.body)
+            let group = send.rows.map { rows[$0] }
+            try store.write { db in
+                for r in group {
+                    if let itemId = r["chat_item_id"] as Int64? {
+                        try db.insertGroupItemDelivery(chatItemId: itemId, groupMemberId: groupMemberId, agentConnId: agentConnId, agentMsgId: id, status: sndNew)
+                    }
+                    try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+                }
+            }
+            if group.allSatisfy({ $0["chat_item_id"] as Int64? == nil }) { dropStatus(agentConnId, id) }
         }
     }
 
