@@ -214,7 +214,8 @@ struct ChatCompressionTests {
         #expect(ChatController.ourChatVRange == VersionRange(1...9))
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 18) == 9)
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 3) == 3)
-        #expect(ChatController.negotiatedVersion(peerMin: nil, peerMax: nil) == 9)
+        #expect(ChatController.negotiatedVersion(peerMin: nil, peerMax: nil) == 1)
+        #expect(ChatController.negotiatedVersion(peerMin: 10, peerMax: 18) == 9)
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 1) == 1)
     }
 

@@ -141,16 +141,18 @@ extension ChatController {
     /// peer's range is known), and whether it was made with post-quantum support.
     func negotiated(_ agentConnId: String) throws(ChatError) -> (version: UInt16, pqSupport: Bool) {
         guard let r = try store.read({ db in try db.connectionRow(agentConnId: agentConnId) }) else {
-            return (Self.ourChatVRange.max, false)
+            return (ChatProtocolVersion.initial, false)
         }
         return (Self.negotiatedVersion(peerMin: r["peer_chat_min_version"], peerMax: r["peer_chat_max_version"]), r["pq_support"] as Bool? ?? false)
     }
 
-    /// simplex-chat `compatibleVersion`: the top of the two ranges' overlap; with no overlap (or no
-    /// known peer range) the lower of the two maxima, so nothing newer than both is used.
+    /// simplex-chat `compatibleVersion`: the top of the two ranges' overlap; with no overlap the
+    /// lower of the two maxima, so nothing newer than both is used. A peer whose range we have not
+    /// heard yet is taken as version 1 (what a message without `v` means): no batches or
+    /// compression go to it.
     static func negotiatedVersion(peerMin: Int?, peerMax: Int?) -> UInt16 {
         guard let lo = peerMin, let hi = peerMax, let peer = VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi)) else {
-            return ourChatVRange.max
+            return ChatProtocolVersion.initial
         }
         return peer.intersection(ourChatVRange)?.max ?? min(peer.max, ourChatVRange.max)
     }
