@@ -86,7 +86,7 @@ extension ChatController {
 
         // Bad bodies: a zstd bomb, a frame that is not zstd, a batch with bad JSON, a bad part list.
         // Each gives a warning; the connection stays usable and later messages arrive.
-        let bomb = try ChatCompression.body([CompressedPart.compress(Data(repeating: UInt8(ascii: "["), count: 1_000_000).prefix(65_537))])
+        let bomb = try ChatCompression.body([try CompressedPart.compress(Data(repeating: UInt8(ascii: "["), count: 1_000_000).prefix(65_537))])
         let notZstd = try ChatCompression.body([.compressed(Data("not a zstd frame at all".utf8))])
         for bad in [bomb, notZstd, Data(#"[{"event":"x.msg.new""#.utf8), Data("X".utf8) + Data([3, UInt8(ascii: "0")])] {
             _ = try await alice.c.sendToAgent(toBob, bad)

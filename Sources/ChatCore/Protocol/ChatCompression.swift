@@ -16,7 +16,7 @@ public enum CompressedPart: Sendable, Hashable {
     public static let compressionLevel: Int32 = 3
 
     /// simplexmq `compress1`: passthrough up to 180 bytes, a zstd frame above.
-    public static func compress(_ body: Data) -> CompressedPart {
+    public static func compress(_ body: Data) throws(ChatProtocolError) -> CompressedPart {
         guard body.count > maxLengthPassthrough else { return .passthrough(body) }
         let bound = ZSTD_compressBound(body.count)
         var out = Data(count: bound)
@@ -25,8 +25,8 @@ public enum CompressedPart: Sendable, Hashable {
                 ZSTD_compress(dst.baseAddress, bound, src.baseAddress, body.count, compressionLevel)
             }
         }
-        // ZSTD_compress only fails for a too small destination, which compressBound rules out.
-        precondition(ZSTD_isError(written) == 0, "zstd compression failed")
+        // With a compressBound-sized destination only an allocation failure inside libzstd is left.
+        if ZSTD_isError(written) != 0 { throw .encodingFailed("zstd: " + String(cString: ZSTD_getErrorName(written))) }
         out.count = written
         return .compressed(out)
     }
