@@ -13,6 +13,9 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
 
+# PyPI zstandard: an independent writer and reader of compressed chat bodies for ChatCoreTests.
+python3 -c "import zstandard" 2>/dev/null || python3 -m pip install -q zstandard
+
 # No new SQL outside the chat store (issue 14).
 scripts/check-controller-sql.sh
 swift build --build-tests
