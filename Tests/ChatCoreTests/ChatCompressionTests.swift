@@ -127,6 +127,11 @@ struct ChatCompressionTests {
             return
         }
         #expect(bombFrame.count < 100)
+        // A frame of nothing (content size 0), made directly with libzstd.
+        var emptyFrame = Data(count: 64)
+        let emptyCount = emptyFrame.withUnsafeMutableBytes { d in ZSTD_compress(d.baseAddress, 64, nil, 0, 3) }
+        try #require(ZSTD_isError(emptyCount) == 0)
+        emptyFrame = emptyFrame.prefix(emptyCount)
         // Two frames: the first declares less than the pair decompresses to.
         let twoFrames = frame + frame
         let cases: [(String, CompressedPart, ChatProtocolError?)] = [
@@ -137,6 +142,7 @@ struct ChatCompressionTests {
             ("more than declared", .compressed(twoFrames), nil),
             ("nested compressed", .passthrough(Data("X".utf8) + Data([1, UInt8(ascii: "0"), 2]) + Data("{}".utf8)), .invalidCompressedBody("nested compressed body")),
             ("empty", .passthrough(Data()), .emptyBody),
+            ("empty frame", .compressed(emptyFrame), .emptyBody),
             ("bad JSON", .passthrough(Data(#"[{"event":"x.ok""#.utf8)), nil),
         ]
         for (name, bad, expected) in cases {
@@ -160,6 +166,27 @@ struct ChatCompressionTests {
         // Exactly at the cap is allowed.
         let atCap = try CompressedPart.compress(Data(repeating: UInt8(ascii: " "), count: 65_535) + Data("7".utf8))
         #expect(try atCap.decompressed().count == 65_536)
+    }
+
+    @Test func randomAndMutatedBodiesNeverCrash() throws {
+        var rng = SystemRandomNumberGenerator()
+        let good = try ChatCompression.compressedBody(try Self.message(String(repeating: "mutate me ", count: 100)).encoded())
+        for i in 0..<3000 {
+            var body: Data
+            if i % 2 == 0 {
+                // Random bytes after the marker, often with a plausible count and tag.
+                body = Data([UInt8(ascii: "X"), UInt8.random(in: 0...3, using: &rng), [UInt8(ascii: "0"), UInt8(ascii: "1")][i % 4 / 2]])
+                body += Data((0..<Int.random(in: 0...300, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            } else {
+                // A real body with a few bytes changed.
+                body = good
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    body[Int.random(in: 1..<body.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+                }
+            }
+            // Any outcome but a crash; every failure is a typed error.
+            _ = ChatMessageBody.parse(body)
+        }
     }
 
     @Test func badMessagesInACompressedBatchFailAlone() throws {
