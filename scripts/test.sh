@@ -5,13 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in libssl-dev libsqlite3-dev libsodium-dev pkg-config; do
+for pkg in libssl-dev libsqlite3-dev libsodium-dev libzstd-dev pkg-config; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
+
+# PyPI zstandard: an independent writer and reader of compressed chat bodies for ChatCoreTests.
+python3 -c "import zstandard" 2>/dev/null || python3 -m pip install -q zstandard
 
 # No new SQL outside the chat store (issue 14).
 scripts/check-controller-sql.sh

@@ -91,8 +91,13 @@ extension ChatController {
         try store.read { db in try db.connectionRow(agentConnId: agentConnId) }
     }
 
+    /// The first readable message of a handshake body (connection info may be compressed, as
+    /// simplex-chat sends it on post-quantum connections of chat version 8+).
     private func decodeChatMessage(_ bytes: [UInt8]) -> ChatMessage? {
-        try? ChatMessage.decode(Data(bytes))
+        for r in ChatMessageBody.parse(Data(bytes)) {
+            if case .success(let m) = r { return m }
+        }
+        return nil
     }
 
     private func handle(_ e: AgentEvent) async throws(ChatError) {
@@ -119,7 +124,8 @@ extension ChatController {
             let userId: Int64 = conn["user_id"]
             let user = try userById(userId)
             _ = try createContact(conn, profile: profile, status: "requested")
-            let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])))
+            let (version, pq) = try negotiated(agentConnId)
+            let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])), pqSupport: pq, chatVersion: version)
             let agent = try runningAgent()
             do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: ours) } catch {
                 throw Self.agentError(error, connId: agentConnId)
@@ -182,6 +188,14 @@ extension ChatController {
         case .end, .del, .qcont:
             break
         }
+    }
+
+    /// The peer's range as its latest message states it (simplex-chat `updatePeerChatVRange`),
+    /// written only when it changed.
+    private func recordPeerVersion(_ conn: Row, _ msg: ChatMessage) throws(ChatError) {
+        let r = msg.effectiveVRange
+        if conn["peer_chat_min_version"] as Int? == Int(r.min), conn["peer_chat_max_version"] as Int? == Int(r.max) { return }
+        try recordPeerVersion(conn["agent_conn_id"], msg)
     }
 
     /// The peer's chat version range, from its handshake message (`v`; version 1 when absent).
@@ -251,18 +265,31 @@ extension ChatController {
 
     private func messageReceived(_ agentConnId: String, _ meta: MsgMeta, _ body: [UInt8]) async throws(ChatError) {
         let agent = try runningAgent()
+        // One agent message may carry several chat messages (a batch, or compressed parts); each is
+        // handled on its own and the agent message is acknowledged once, after all of them.
+        let parsed = ChatMessageBody.parse(Data(body))
         if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
-            guard let msg = decodeChatMessage(body) else {
-                emit(.messageError(user: try userById(conn["user_id"]), severity: "warning", errorMessage: "unreadable message"))
-                acknowledge(agent, agentConnId, meta.agentMsgId)
-                return
-            }
             var receipt: [UInt8]?
-            do { receipt = try await groupMessageReceived(conn, meta, msg) } catch {
-                // Acknowledged all the same: a message we cannot process must not block the queue;
-                // but not after a database failure, which is retried (handleAgentEvent).
-                if !error.isDatabaseError { acknowledge(agent, agentConnId, meta.agentMsgId) }
-                throw error
+            var readable: [ChatMessage] = []
+            for r in parsed {
+                guard case .success(let msg) = r else {
+                    reportUnreadable(conn, r)
+                    continue
+                }
+                readable.append(msg)
+                do {
+                    try recordPeerVersion(conn, msg)
+                    if let rc = try await groupMessageReceived(conn, meta, msg) { receipt = rc }
+                } catch {
+                    // Acknowledged all the same: a message we cannot process must not block the queue;
+                    // but not after a database failure, which is retried (handleAgentEvent).
+                    if error.isDatabaseError { throw error }
+                    emit(.chatError(chatError: error))
+                }
+            }
+            // As a host, pass them on to members not yet connected to the sender.
+            if !readable.isEmpty, let sender = try? member(conn["group_member_id"]), let g = try? groupInfo(sender.groupId) {
+                await forwardToUnconnected(g, sender: sender, readable, brokerTs: Double(meta.brokerTs))
             }
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
@@ -271,17 +298,36 @@ extension ChatController {
             acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
-        let userId: Int64 = conn["user_id"]
-        guard let msg = decodeChatMessage(body) else {
-            emit(.messageError(user: try userById(userId), severity: "warning", errorMessage: "unreadable message"))
-            acknowledge(agent, agentConnId, meta.agentMsgId)
-            return
+        var receipt: [UInt8]?
+        for r in parsed {
+            guard case .success(let msg) = r else {
+                reportUnreadable(conn, r)
+                continue
+            }
+            do {
+                if try await directMessageReceived(conn, contactId: contactId, meta, msg) { receipt = [] }
+            } catch {
+                if error.isDatabaseError { throw error }
+                emit(.chatError(chatError: error))
+            }
         }
+        acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
+    }
+
+    /// A chat message that could not be read: reported as simplex-chat does (a warning).
+    private func reportUnreadable(_ conn: Row, _ r: Result<ChatMessage, ChatProtocolError>) {
+        guard case .failure(let e) = r, let user = try? userById(conn["user_id"]) else { return }
+        emit(.messageError(user: user, severity: "warning", errorMessage: "unreadable message: \(e)"))
+    }
+
+    /// One chat message from a contact. Returns whether it asks for a delivery receipt (x.msg.new).
+    private func directMessageReceived(_ conn: Row, contactId: Int64, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> Bool {
+        let userId: Int64 = conn["user_id"]
+        try recordPeerVersion(conn, msg)
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
         let shared = msg.msgId?.base64url
         let user = try userById(userId)
-        var receipt: [UInt8]?
-        var acked = false
+        var wantsReceipt = false
         switch msg.event {
         case .msgNew(var container):
             // Contact preferences on what arrives: no timer unless disappearing messages are on
@@ -293,9 +339,7 @@ extension ChatController {
             var rejected: ChatFeature?
             if case .voice = container.content, let c = contactNow, !c.mergedPreferences.enabled(.voice).forContact { rejected = .voice }
             let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container, rejected: rejected)
-            // Stored: the relay can send the next message while we build the event.
-            acknowledge(agent, agentConnId, meta.agentMsgId, receipt: [])
-            acked = true
+            wantsReceipt = true
             if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
             }
@@ -357,7 +401,7 @@ extension ChatController {
         default:
             break
         }
-        if !acked { acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt) }
+        return wantsReceipt
     }
 
     /// Acknowledges a processed message without holding up the next agent event: the ACK is a
@@ -411,19 +455,23 @@ extension ChatController {
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
         if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
-        let found = try store.read { db in try db.sentContactItem(agentConnId: agentConnId, agentMsgId: msgId) }
-        guard let (itemId, contactId, userId) = found else {
+        let found = try store.read { db in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: msgId) }
+        guard let (_, contactId, userId) = found.first else {
             // Bounded: reports for messages that make no item (edits, events) are never claimed.
             if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
             earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
             return
         }
-        // A late SENT must not overwrite "delivered" (checked in the same statement).
+        // Every item that went in this agent message (one, or a batch). A late SENT must not
+        // overwrite "delivered" (checked in the same statement).
         let statusJSON = try json(status)
-        let changed = try store.write { db in try db.setSentItemStatus(itemId, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) }
-        guard changed else { return }
-        guard let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
-        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))]))
+        let changed = try store.write { db -> [Int64] in
+            try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
+        }
+        guard !changed.isEmpty, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
+        var items: [AChatItem] = []
+        for itemId in changed { items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))) }
+        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: items))
     }
 
     static func isSent(_ s: CIStatus) -> Bool {

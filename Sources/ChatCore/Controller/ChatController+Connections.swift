@@ -28,12 +28,26 @@ extension ChatController {
         return try store.write { db in try db.insertIncognitoProfile(userId: userId, displayName: name, at: Self.now) }
     }
 
-    func encodeInfo(_ event: ChatMsgEvent) throws(ChatError) -> [UInt8] {
+    /// Connection info (simplex-chat `encodeConnInfoPQ`): at most `maxEncodedInfoLength` bytes of
+    /// JSON; on a post-quantum connection with chat version 8+, compressed when longer than
+    /// `maxCompressedInfoLength`, and refused if still longer.
+    func encodeInfo(_ event: ChatMsgEvent, pqSupport: Bool = false, chatVersion: UInt16 = ourChatVRange.max) throws(ChatError) -> [UInt8] {
         do {
-            return [UInt8](try ChatMessage(chatVRange: Self.ourChatVRange, event: event).encoded())
+            let json = try ChatMessage(chatVRange: Self.ourChatVRange, event: event).encoded(maxSize: ChatProtocolLimits.maxEncodedInfoLength)
+            return [UInt8](try ChatCompression.bodyToSend(json, pqSupport: pqSupport, chatVersion: chatVersion,
+                                                          limit: ChatProtocolLimits.maxCompressedInfoLength))
         } catch {
             throw .error(errorType: .internalError(message: "encoding \(event.tag): \(error)"))
         }
+    }
+
+    /// Connection info for joining a link: the peer's chat range is not known yet, so its version
+    /// is taken from the link's agent versions as simplex-chat does (`agentToChatVersion`: 8 from
+    /// the post-quantum agent version 5, else 1), with the PQ support the agent will use.
+    func encodeJoinInfo(_ event: ChatMsgEvent, link: ConnectionRequestURI) async throws(ChatError) -> [UInt8] {
+        let pq = await (try runningAgent()).config.pqSupport
+        let version = link.agentVersions.max >= 5 ? ChatProtocolVersion.pqEncryptionCompression : ChatProtocolVersion.initial
+        return try encodeInfo(event, pqSupport: pq, chatVersion: version)
     }
 
     /// `/_connect <userId>`: a new 1-time invitation, listed as a pending connection.
@@ -85,9 +99,9 @@ extension ChatController {
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
-        let info = try encodeInfo(parsed.mode == .contact
+        let info = try await encodeJoinInfo(parsed.mode == .contact
             ? .contact(profile: groupLinkId != nil ? redacted(profile) : profile, contactReqId: XContactId(bytes: SecureRandom.bytes(16)))
-            : .info(profile))
+            : .info(profile), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
             throw Self.agentError(error)
@@ -356,11 +370,12 @@ extension ChatController {
         let user = try userById(userId)
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
-        let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)))
         // The address's pq_ratchet setting, when one was given.
         let pq = try store.read { db in try db.addressPQSupport(userContactLinkId: req.userContactLinkId_) }
         let agentDefaultPQ = await agent.config.pqSupport
         let pqSupport = pq ?? agentDefaultPQ
+        let version = Self.negotiatedVersion(peerMin: req.cReqChatVRange.minVersion, peerMax: req.cReqChatVRange.maxVersion)
+        let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)), pqSupport: pqSupport, chatVersion: version)
         let agentConnId: String
         do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info, pqSupport: pq) } catch {
             throw Self.agentError(error)

@@ -5,14 +5,15 @@ import SMPAgent
 /// Messages in groups (seed 003 for `#<groupId>` chats): one chat message, with one shared ID,
 /// sent separately over each connected member's connection, and one chat item for it.
 extension ChatController {
-    /// The chat versions we announce (`v`). 3 is what joining through a group link needs
-    /// (simplex-chat `groupFastLinkJoin`); 4 would ask hosts to forward messages between members
-    /// who are still connecting (x.grp.msg.forward), which this core does not do.
-    static let ourChatVRange = VersionRange(1...3)
+    /// The chat versions we announce (`v`): up to 9, batches in direct chats. We stop before 10,
+    /// business chats, which this core does not have (docs/protocol-notes.md, "Chat protocol
+    /// versions, batches and compression", says what each version we claim makes us do).
+    static let ourChatVRange = VersionRange(1...ChatProtocolVersion.batchSend2)
 
     /// A chat message as sent: our version range, a shared ID, the event.
-    func chatMessage(_ event: ChatMsgEvent, msgId: SharedMsgId? = SharedMsgId.random()) throws(ChatError) -> Data {
-        do { return try ChatMessage(chatVRange: Self.ourChatVRange, msgId: msgId, event: event).encoded() } catch {
+    func chatMessage(_ event: ChatMsgEvent, msgId: SharedMsgId? = SharedMsgId.random(),
+                     maxSize: Int? = ChatProtocolLimits.maxEncodedMsgLength) throws(ChatError) -> Data {
+        do { return try ChatMessage(chatVRange: Self.ourChatVRange, msgId: msgId, event: event).encoded(maxSize: maxSize) } catch {
             throw .error(errorType: .commandError(message: "message: \(error)"))
         }
     }
@@ -54,16 +55,7 @@ extension ChatController {
     func sendGroupEvent(_ groupId: Int64, _ event: ChatMsgEvent, excluding: Set<Int64> = [], msgId: SharedMsgId = SharedMsgId.random(),
                         itemId: Int64? = nil) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
         guard let body = try? chatMessage(event, msgId: msgId), let recipients = try? groupRecipients(groupId, excluding: excluding) else { return [] }
-        // Members still connecting get it when their connection is ready (simplex-chat's
-        // pending group messages), so nothing sent meanwhile is lost for them.
-        try? store.write { db in
-            try db.run("""
-                INSERT INTO pending_group_messages (group_member_id, chat_item_id, body, created_at)
-                SELECT m.group_member_id, ?, ?, ? FROM group_members m
-                WHERE m.group_id = ? AND m.member_category <> 'user' AND m.member_status IN \(Self.currentStatuses)
-                  AND NOT EXISTS (SELECT 1 FROM connections c WHERE c.group_member_id = m.group_member_id AND c.conn_status = 'ready')
-                """, [itemId, body, Self.now, groupId])
-        }
+        storePending(groupId, event, body, itemId: itemId)
         var sent: [(Int64, String, Int64)] = []
         for (gmId, conn) in recipients {
             do {
@@ -76,37 +68,97 @@ extension ChatController {
         return sent
     }
 
+    /// Members still connecting get a message when their connection is ready (simplex-chat's
+    /// pending group messages), so nothing sent meanwhile is lost for them; unless a host will
+    /// forward it to them (chat version 4+, simplex-chat `memberSendAction`).
+    func storePending(_ groupId: Int64, _ event: ChatMsgEvent, _ body: Data, itemId: Int64?) {
+        let pending = (try? store.read { db in try db.membersWithoutReadyConnection(groupId: groupId, currentStatuses: Self.currentStatuses) }) ?? []
+        let membershipInviter = pending.isEmpty ? nil : (try? groupInfo(groupId))?.membership.invitedByGroupMemberId
+        for (gmId, categoryText, invitedBy) in pending {
+            let category = GroupMemberCategory(rawValue: categoryText)
+            let inviter: Int64? = category == .pre ? membershipInviter : category == .post ? invitedBy : nil
+            if event.isForwardedGroupMsg, willBeForwarded(to: gmId, inviter: inviter) { continue }
+            try? store.write { db in try db.insertPendingGroupMessage(groupMemberId: gmId, chatItemId: itemId, body: body, at: Self.now) }
+        }
+    }
+
     /// What was sent to the group while this member's connection was not ready, in order.
     func sendPendingGroupMessages(_ groupMemberId: Int64, agentConnId: String) async throws(ChatError) {
         let rows = try store.read { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pending_group_messages WHERE group_member_id = ? ORDER BY pending_group_message_id"),
                              arguments: [groupMemberId])
         }
-        let sndNew = try json(CIStatus.sndNew)
-        for r in rows {
-            let body: Data = r["body"]
-            let id = try await sendToAgent(agentConnId, body)
-            try store.write { db in
-                if let itemId = r["chat_item_id"] as Int64? {
-                    try db.run("""
-                        INSERT OR REPLACE INTO group_item_deliveries (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
-                        VALUES (?, ?, ?, ?, ?)
-                        """, [itemId, groupMemberId, agentConnId, id, sndNew])
-                }
-                try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+        guard !rows.isEmpty else { return }
+        // Batched as simplex-chat's `sendPendingGroupMessages` when the member takes batches.
+        let bodies: [Data] = rows.map { $0["body"] }
+        var sends: [(body: Data, rows: [Int])] = []
+        if try memberTakesBatches(groupMemberId, agentConnId) {
+            for r in ChatMessageBody.batch(bodies) {
+                if case .success(let b) = r { sends.append((b.body, b.messageIndices)) }
             }
-            if r["chat_item_id"] as Int64? == nil { dropStatus(agentConnId, id) }
+            // A body too large to batch (none should be: each was checked when made) goes alone.
+            let covered = Set(sends.flatMap(\.rows))
+            for i in bodies.indices where !covered.contains(i) { sends.append((bodies[i], [i])) }
+            sends.sort { $0.rows[0] < $1.rows[0] }
+        } else {
+            sends = bodies.indices.map { (bodies[$0], [$0]) }
+        }
+        let sndNew = try json(CIStatus.sndNew)
+        for send in sends {
+            let id = try await sendToAgent(agentConnId, send.body)
+            let group = send.rows.map { rows[$0] }
+            try store.write { db in
+                for r in group {
+                    if let itemId = r["chat_item_id"] as Int64? {
+                        try db.insertGroupItemDelivery(chatItemId: itemId, groupMemberId: groupMemberId, agentConnId: agentConnId, agentMsgId: id, status: sndNew)
+                    }
+                    try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+                }
+            }
+            if group.allSatisfy({ $0["chat_item_id"] as Int64? == nil }) { dropStatus(agentConnId, id) }
         }
     }
 
     /// One event to one member (introductions, handshake replies).
     func sendToMember(_ groupMemberId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
-        guard let conn = try store.read({ db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE group_member_id = ? AND conn_status = 'ready' ORDER BY connection_id DESC LIMIT 1"),
-                                arguments: [groupMemberId])
-        }) else { throw .error(errorType: .groupInternal(message: "member \(groupMemberId) has no ready connection")) }
-        let id = try await sendToAgent(conn, try chatMessage(event))
-        dropStatus(conn, id)
+        try await sendToMember(groupMemberId, [event])
+    }
+
+    /// Events that make no chat item to one member, batched when the member's version allows
+    /// (simplex-chat `sendGroupMemberMessages`): JSON arrays from chat version 5, except to an
+    /// admin below version 9, which would have to forward them one by one (`memberSendAction`).
+    func sendToMember(_ groupMemberId: Int64, _ events: [ChatMsgEvent]) async throws(ChatError) {
+        guard !events.isEmpty else { return }
+        guard let (conn, roleText) = try store.read({ db in try db.readyMemberConnection(groupMemberId: groupMemberId) }) else {
+            throw .error(errorType: .groupInternal(message: "member \(groupMemberId) has no ready connection"))
+        }
+        let role = GroupMemberRole(rawValue: roleText) ?? .member
+        let version = try negotiated(conn).version
+        let batched = version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
+        for id in try await sendEvents(conn, events, batched: batched) { dropStatus(conn, id) }
+    }
+
+    /// Sends events over one connection, as one agent message per event or packed into batches
+    /// (Batch.hs `batchMessages`, at most `maxEncodedMsgLength` each). Returns the agent message
+    /// ids. An event too large to send is reported after the others are sent.
+    func sendEvents(_ agentConnId: String, _ events: [ChatMsgEvent], batched: Bool) async throws(ChatError) -> [Int64] {
+        var bodies: [Data] = []
+        for e in events { bodies.append(try chatMessage(e, maxSize: batched ? nil : ChatProtocolLimits.maxEncodedMsgLength)) }
+        guard batched, bodies.count > 1 else {
+            var ids: [Int64] = []
+            for b in bodies { ids.append(try await sendToAgent(agentConnId, b)) }
+            return ids
+        }
+        var ids: [Int64] = []
+        var failure: ChatError?
+        for r in ChatMessageBody.batch(bodies) {
+            switch r {
+            case .success(let b): ids.append(try await sendToAgent(agentConnId, b.body))
+            case .failure(let e): failure = failure ?? .error(errorType: .internalError(message: "large message: \(e)"))
+            }
+        }
+        if let failure { throw failure }
+        return ids
     }
 
     /// A message that makes no chat item: its delivery reports are not needed.
@@ -120,16 +172,85 @@ extension ChatController {
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
         let (user, g) = try groupContext(ref.chatId)
         try assertUserRole(g, .author)
-        var items: [AChatItem] = []
-        for m in messages {
-            let itemId = try await sendGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
-            items.append(try groupItem(g.groupId, itemId))
+        var itemIds: [Int64] = []
+        if messages.count > 1 {
+            itemIds = try await sendGroupItemsBatched(user: user, g, messages, ttl: ttl, live: live)
+        } else {
+            for m in messages {
+                itemIds.append(try await sendGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false))
+            }
         }
+        var items: [AChatItem] = []
+        for itemId in itemIds { items.append(try groupItem(g.groupId, itemId)) }
         return .newChatItems(user: user, chatItems: items)
     }
 
     /// Stores the sent item, then sends x.msg.new to each member and records each delivery.
     func sendGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
+        let (itemId, event, shared) = try insertGroupItem(user: user, g, content: content, quotedItemId: quotedItemId, ttl: ttl, live: live, forwarded: forwarded)
+        let deliveries = await sendGroupEvent(g.groupId, event, msgId: shared, itemId: itemId)
+        try recordDeliveries(deliveries.map { (itemId, $0.gmId, $0.agentConnId, $0.msgId) })
+        return itemId
+    }
+
+    /// Several items to the group (simplex-chat `sendGroupMessages` with several events): each
+    /// member gets them batched when its version allows (5+, to an admin 9+), one by one
+    /// otherwise; members still connecting get them as pending messages.
+    func sendGroupItemsBatched(user: User, _ g: GroupInfo, _ messages: [ComposedMessage], ttl: Int?, live: Bool) async throws(ChatError) -> [Int64] {
+        var sent: [(itemId: Int64, body: Data)] = []
+        for m in messages {
+            let (itemId, event, shared) = try insertGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
+            let body = try chatMessage(event, msgId: shared)
+            storePending(g.groupId, event, body, itemId: itemId)
+            sent.append((itemId, body))
+        }
+        var deliveries: [(Int64, Int64, String, Int64)] = []
+        for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] {
+            do {
+                if try memberTakesBatches(gmId, conn) {
+                    for r in ChatMessageBody.batch(sent.map(\.body)) {
+                        guard case .success(let b) = r else { continue }
+                        let id = try await sendToAgent(conn, b.body)
+                        for i in b.messageIndices { deliveries.append((sent[i].itemId, gmId, conn, id)) }
+                    }
+                } else {
+                    for (itemId, body) in sent { deliveries.append((itemId, gmId, conn, try await sendToAgent(conn, body))) }
+                }
+            } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+        try recordDeliveries(deliveries)
+        return sent.map(\.itemId)
+    }
+
+    /// Whether a member is sent batches (simplex-chat `memberSendAction`, `batchSendVersion`): its
+    /// connection's version is 5+, and 9+ for an admin, who would otherwise forward them one by one.
+    func memberTakesBatches(_ groupMemberId: Int64, _ agentConnId: String) throws(ChatError) -> Bool {
+        let version = try negotiated(agentConnId).version
+        let role = try store.read { db in try db.groupMemberRole(groupMemberId: groupMemberId) }.flatMap(GroupMemberRole.init(rawValue:)) ?? .member
+        return version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
+    }
+
+    /// Records which agent message carried each item to each member, then applies reports that
+    /// arrived while we were still sending.
+    func recordDeliveries(_ deliveries: [(itemId: Int64, gmId: Int64, agentConnId: String, msgId: Int64)]) throws(ChatError) {
+        let sndNew = try json(CIStatus.sndNew)
+        try store.write { db in
+            for d in deliveries {
+                try db.insertGroupItemDelivery(chatItemId: d.itemId, groupMemberId: d.gmId, agentConnId: d.agentConnId, agentMsgId: d.msgId, status: sndNew)
+            }
+        }
+        for d in deliveries {
+            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.msgId)) {
+                try groupDeliveryUpdate(d.agentConnId, d.msgId, early)
+            }
+        }
+    }
+
+    /// Stores a sent group item: its id, its x.msg.new and its shared id.
+    func insertGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool,
+                         forwarded: Bool) throws(ChatError) -> (Int64, ChatMsgEvent, SharedMsgId) {
         var quote: (row: Row, msg: QuotedMsg, authorMemberId: String?)?
         if let qid = quotedItemId {
             guard let r = try store.read({ db in
@@ -156,23 +277,7 @@ extension ChatController {
         item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
         item.quotedMemberId = quote?.authorMemberId
         let itemId = try store.write { db in try db.insertChatItem(item, at: now) }
-        let deliveries = await sendGroupEvent(g.groupId, .msgNew(container), msgId: shared, itemId: itemId)
-        let sndNew = try json(CIStatus.sndNew)
-        try store.write { db in
-            for d in deliveries {
-                try db.run("""
-                    INSERT OR REPLACE INTO group_item_deliveries (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
-                    VALUES (?, ?, ?, ?, ?)
-                    """, [itemId, d.gmId, d.agentConnId, d.msgId, sndNew])
-            }
-        }
-        // Reports that arrived while we were still sending.
-        for d in deliveries {
-            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.msgId)) {
-                try groupDeliveryUpdate(d.agentConnId, d.msgId, early)
-            }
-        }
-        return itemId
+        return (itemId, .msgNew(container), shared)
     }
 
     /// A delivery report for one member's copy of a sent group item; the item's own status is the
@@ -186,9 +291,11 @@ extension ChatController {
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
                               arguments: [agentConnId, msgId]) == true
         }) else { return false }
-        guard let itemId = try store.write({ db -> Int64? in
-            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
-                                              arguments: [agentConnId, msgId]) else { return nil }
+        // Several items when they went to this member in one batch.
+        let itemIds = try store.write({ db -> [Int64] in
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
+                                         arguments: [agentConnId, msgId])
+            guard !ids.isEmpty else { return [] }
             // A late SENT must not overwrite "delivered".
             if case .sndSent = status {
                 try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ? AND delivery_status_type <> 'sndRcvd'",
@@ -196,8 +303,15 @@ extension ChatController {
             } else {
                 try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ?", [statusJSON, agentConnId, msgId])
             }
-            return id
-        }) else { return false }
+            return ids
+        })
+        guard !itemIds.isEmpty else { return false }
+        for itemId in itemIds { try updateGroupItemStatus(itemId, reported: status) }
+        return true
+    }
+
+    /// A sent group item's status from its copies' statuses (least advanced; partial until all).
+    private func updateGroupItemStatus(_ itemId: Int64, reported status: CIStatus) throws(ChatError) {
         let statuses = try store.read { db in
             try String.fetchAll(db.cachedStatement(sql: "SELECT delivery_status FROM group_item_deliveries WHERE chat_item_id = ?"), arguments: [itemId])
         }.compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
@@ -216,14 +330,13 @@ extension ChatController {
         } else if case .sndError = status {
             aggregate = status
         } else {
-            return true
+            return
         }
         try setStatus(itemId, aggregate)
         guard let groupId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM chat_items WHERE chat_item_id = ?"), arguments: [itemId]) }),
             let userId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId]) })
-        else { return true }
+        else { return }
         emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
-        return true
     }
 
     /// A sent or received item of a group chat with what actions need.
@@ -337,6 +450,59 @@ extension ChatController {
         try store.write { db in
             try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND group_member_id = ? AND item_deleted IS NULL",
                        [mark, Self.now, groupId, authorGmId])
+        }
+    }
+}
+
+/// Chat versions of members, and a host's forwarding of messages between members who are not yet
+/// connected to each other (chat version 4+, simplex-chat `forwardMsgs`).
+extension ChatController {
+    /// The chat version range a member's connection to us announced (`v` of its messages), nil
+    /// while unknown. This is what introductions tell other members (MemberInfo `v`).
+    func memberVRange(_ groupMemberId: Int64) throws(ChatError) -> VersionRange? {
+        try store.read { db in try db.memberChatVRange(groupMemberId: groupMemberId) }.flatMap {
+            VersionRange(min: UInt16(clamping: $0.min), max: UInt16(clamping: $0.max))
+        }
+    }
+
+    /// `v` for a member in x.grp.mem.new / x.grp.mem.intro / x.grp.mem.fwd: its own range when
+    /// known, else version 1 (what a message without `v` means), never ours.
+    func memberVRangeText(_ groupMemberId: Int64) -> String {
+        ((try? memberVRange(groupMemberId)) ?? nil ?? ChatProtocolVersion.initialRange).description
+    }
+
+    /// Whether a host forwards our messages to a member we are not connected to yet: the member
+    /// and the member who introduced us both support chat version 4 (simplex-chat
+    /// `forwardSupportedOrPending`). A version not known yet counts as not supporting it.
+    func willBeForwarded(to groupMemberId: Int64, inviter: Int64?) -> Bool {
+        guard let inviter,
+            let m = (try? memberVRange(groupMemberId)) ?? nil, m.max >= ChatProtocolVersion.groupForward,
+            let i = (try? memberVRange(inviter)) ?? nil, i.max >= ChatProtocolVersion.groupForward
+        else { return false }
+        return true
+    }
+
+    /// Host side of chat version 4: messages from `sender` that other members would miss until
+    /// they connect to it go to those members wrapped in x.grp.msg.forward. Only admins forward,
+    /// never for a member blocked by an admin, and only between members whose versions both
+    /// support forwarding; the members are those in an introduction with the sender that has not
+    /// been confirmed connected (x.grp.mem.con).
+    func forwardToUnconnected(_ g: GroupInfo, sender: GroupMember, _ messages: [ChatMessage], brokerTs: Double) async {
+        guard g.membership.memberRole >= .admin, !sender.blockedByAdmin, let senderId = MemberId(base64url: sender.memberId) else { return }
+        let forwarded = messages.filter { $0.event.isForwardedGroupMsg }
+        guard !forwarded.isEmpty,
+            let senderRange = try? memberVRange(sender.groupMemberId), senderRange.max >= ChatProtocolVersion.groupForward
+        else { return }
+        let targets = (try? store.read { db in try db.unconfirmedIntroductionPeers(groupMemberId: sender.groupMemberId) }) ?? []
+        let ts = Self.ts(brokerTs)
+        let events = forwarded.map {
+            ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: $0, msgTs: ts)
+        }
+        for gmId in targets where gmId != sender.groupMemberId {
+            guard let m = try? store.read({ db in try Self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
+                let range = try? memberVRange(gmId), range.max >= ChatProtocolVersion.groupForward
+            else { continue }
+            do { try await sendToMember(gmId, events) } catch { emit(.chatError(chatError: error)) }
         }
     }
 }

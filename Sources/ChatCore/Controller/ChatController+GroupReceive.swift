@@ -118,7 +118,11 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
             var items = [try groupItem(m.groupId, itemId)]
-            if let welcome = g.groupProfile.description, !welcome.isEmpty {
+            // A host of chat version 6+ sends the welcome message in the group history (when the
+            // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
+            let expectHistory = g.fullGroupPreferences.history.enable == .on
+                && ((try? memberVRange(gmId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupHistoryIncludeWelcome } == true
+            if !expectHistory, let welcome = g.groupProfile.description, !welcome.isEmpty {
                 let wid = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                          content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
                 items.append(try groupItem(m.groupId, wid))
@@ -132,6 +136,7 @@ extension ChatController {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             try await introduceToAll(g, newMember: m)
+            try await sendHistory(g, to: m)
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
@@ -148,10 +153,11 @@ extension ChatController {
     /// new member, one x.grp.mem.intro per existing member.
     func introduceToAll(_ g: GroupInfo, newMember m: GroupMember) async throws(ChatError) {
         guard let newId = MemberId(base64url: m.memberId) else { return }
-        let newInfo = MemberInfo(memberId: newId, memberRole: m.memberRole, v: Self.chatVRangeText, profile: redacted(m.memberProfile.profile))
+        let newInfo = MemberInfo(memberId: newId, memberRole: m.memberRole, v: memberVRangeText(m.groupMemberId), profile: redacted(m.memberProfile.profile))
         let others = try store.read { db in try Self.groupMembers(db, g.groupId) }.filter {
             $0.groupMemberId != m.groupMemberId && $0.memberStatus.isCurrent && $0.activeConn?.connStatus == .ready
         }
+        var intros: [ChatMsgEvent] = []
         for other in others {
             guard let otherId = MemberId(base64url: other.memberId) else { continue }
             try store.write { db in
@@ -160,12 +166,24 @@ extension ChatController {
                     """, [m.groupMemberId, other.groupMemberId, Self.now])
             }
             try? await sendToMember(other.groupMemberId, .grpMemNew(newInfo))
-            let info = MemberInfo(memberId: otherId, memberRole: other.memberRole, v: Self.chatVRangeText, profile: redacted(other.memberProfile.profile))
-            try? await sendToMember(m.groupMemberId, .grpMemIntro(info, restrictions: other.blockedByAdmin ? MemberRestrictions(restriction: .blocked) : nil))
+            let info = MemberInfo(memberId: otherId, memberRole: other.memberRole, v: memberVRangeText(other.groupMemberId), profile: redacted(other.memberProfile.profile))
+            intros.append(.grpMemIntro(info, restrictions: other.blockedByAdmin ? MemberRestrictions(restriction: .blocked) : nil))
         }
+        // The introductions go together, batched when the new member's version allows.
+        do { try await sendToMember(m.groupMemberId, intros) } catch { emit(.chatError(chatError: error)) }
     }
 
     static var chatVRangeText: String { ourChatVRange.description }
+
+    /// The group history a host sends a new member (simplex-chat `sendHistory`): we keep no
+    /// history to send, so it is the welcome message alone, sent as an x.msg.new of ours to a
+    /// member of chat version 6+ when the group keeps history, as that member expects it there.
+    func sendHistory(_ g: GroupInfo, to m: GroupMember) async throws(ChatError) {
+        guard g.fullGroupPreferences.history.enable == .on, let welcome = g.groupProfile.description, !welcome.isEmpty,
+            let v = try memberVRange(m.groupMemberId), v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome
+        else { return }
+        try await sendToMember(m.groupMemberId, [.msgNew(MsgContainer(content: .text(welcome)))])
+    }
 
     /// A profile as shown to group members: no address or preferences.
     func redacted(_ p: Profile) -> Profile {
@@ -309,21 +327,47 @@ extension ChatController {
 
     // MARK: messages from members
 
-    /// A message on a member connection.
-    func groupMessageReceived(_ conn: Row, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> [UInt8]? {
-        let sender = try member(conn["group_member_id"])
+    /// A message on a member connection; or, with `author`, a message of `author` that the
+    /// member of this connection (a host) forwarded in x.grp.msg.forward, received at `forwardedTs`.
+    func groupMessageReceived(_ conn: Row, _ meta: MsgMeta, _ msg: ChatMessage, author: GroupMember? = nil,
+                              forwardedTs: Double? = nil) async throws(ChatError) -> [UInt8]? {
+        let relay = try member(conn["group_member_id"])
+        let sender = author ?? relay
         let (user, g) = try groupContext(sender.groupId)
         let shared = msg.msgId?.base64url
+        let itemTs = forwardedTs ?? Double(meta.brokerTs)
         switch msg.event {
+        case .grpMsgForward(let memberId, _, let inner, let msgTs):
+            // simplex-chat `xGrpMsgForward`: only from an admin, about a member we know, and only
+            // the events hosts forward; nested forwards are refused.
+            guard author == nil else {
+                reportMessageError(g, "x.grp.msg.forward inside a forwarded message")
+                return nil
+            }
+            guard relay.memberRole >= .admin else {
+                reportMessageError(g, "x.grp.msg.forward from \(relay.localDisplayName), who is not an admin")
+                return nil
+            }
+            guard let memberId, let a = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }),
+                a.groupMemberId != g.membership.groupMemberId else {
+                reportMessageError(g, "x.grp.msg.forward: unknown author")
+                return nil
+            }
+            guard inner.event.isForwardedGroupMsg else {
+                reportMessageError(g, "x.grp.msg.forward: unsupported forwarded event \(inner.event.tag)")
+                return nil
+            }
+            _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
+            return nil
         case .msgNew(let container):
             guard sender.memberRole >= .author else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
                 return nil
             }
-            if let itemId = try storeGroupReceived(user: user, g, sender, meta: meta, shared: shared, container) {
+            if let itemId = try storeGroupReceived(user: user, g, sender, meta: meta, itemTs: itemTs, shared: shared, container) {
                 emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
             }
-            return []
+            return author == nil ? [] : nil
         case .msgUpdate(let u):
             if let (itemId, r) = try groupReceivedItem(g.groupId, authorGmId: sender.groupMemberId, u.msgId.base64url),
                 (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
@@ -360,7 +404,7 @@ extension ChatController {
                                    [itemId, reactionJSON, sender.memberId])
                     }
                 }
-                let cr = CIReaction(chatDir: .groupRcv(groupMember: sender), chatItem: try chatItem(itemId), sentAt: Self.ts(Double(meta.brokerTs)), reaction: reaction)
+                let cr = CIReaction(chatDir: .groupRcv(groupMember: sender), chatItem: try chatItem(itemId), sentAt: Self.ts(itemTs), reaction: reaction)
                 emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatReaction: cr)))
             }
         case .info(let profile), .grpLinkMem(let profile):
@@ -375,10 +419,8 @@ extension ChatController {
             try await memberInvitationForwarded(user: user, g, by: sender, info, intro)
         case .grpMemCon(let memberId):
             try store.write { db in
-                try db.run("""
-                    UPDATE group_member_intros SET intro_status = 'con' WHERE re_group_member_id = ? AND to_group_member_id =
-                      (SELECT group_member_id FROM group_members WHERE group_id = ? AND member_id = ?)
-                    """, [sender.groupMemberId, g.groupId, memberId.base64url])
+                // Either member of the introduction may confirm it (simplex-chat `xGrpMemCon`).
+                try db.markIntroductionConnected(groupMemberId: sender.groupMemberId, groupId: g.groupId, memberId: memberId.base64url)
             }
         case .grpMemRole(let memberId, let role):
             try memberRoleChanged(user: user, g, by: sender, memberId.base64url, role)
@@ -387,11 +429,14 @@ extension ChatController {
         case .grpMemDel(let memberId, let messages):
             try await memberRemoved(user: user, g, by: sender, memberId.base64url, withMessages: messages ?? false)
         case .grpLeave:
-            try store.write { db in
+            // The leaving member's own connections (not the host's, when the leave was forwarded).
+            let leaverConns = try store.write { db -> [String] in
+                let ids = try db.memberAgentConnIds(groupMemberId: sender.groupMemberId)
                 try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_member_id = ?", [Self.now, sender.groupMemberId])
                 try db.run("DELETE FROM connections WHERE group_member_id = ?", [sender.groupMemberId])
+                return ids
             }
-            try await deleteAgentConnections([conn["agent_conn_id"]])
+            try await deleteAgentConnections(leaverConns)
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberLeft")), text: "left")
             emit(.leftMember(user: user, groupInfo: try groupInfo(g.groupId), member: try member(sender.groupMemberId)))
@@ -428,7 +473,7 @@ extension ChatController {
 
     /// Stores a member's x.msg.new once (by author and shared ID); blocked members' messages
     /// are kept but marked blocked, as simplex-chat does.
-    private func storeGroupReceived(user: User, _ g: GroupInfo, _ sender: GroupMember, meta: MsgMeta, shared: String?,
+    private func storeGroupReceived(user: User, _ g: GroupInfo, _ sender: GroupMember, meta: MsgMeta, itemTs: Double, shared: String?,
                                     _ container: MsgContainer) throws(ChatError) -> Int64? {
         let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
         let newStatus = try json(CIStatus.rcvNew)
@@ -441,7 +486,7 @@ extension ChatController {
         }
         let now = Self.now
         let quotedAuthor = container.quote?.msgRef.memberId?.base64url
-        var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Double(meta.brokerTs),
+        var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
                                text: container.content.text, contentJSON: contentJSON, statusJSON: newStatus, sharedMsgId: shared,
                                agentMsgId: meta.agentMsgId, deletedJSON: deleted)
         item.forwarded = container.forward
@@ -562,7 +607,7 @@ extension ChatController {
             }) == true,
             let newId = MemberId(base64url: sender.memberId)
         else { return reportMessageError(g, "x.grp.mem.inv for a member that was not introduced") }
-        let info = MemberInfo(memberId: newId, memberRole: sender.memberRole, v: Self.chatVRangeText, profile: redacted(sender.memberProfile.profile))
+        let info = MemberInfo(memberId: newId, memberRole: sender.memberRole, v: memberVRangeText(sender.groupMemberId), profile: redacted(sender.memberProfile.profile))
         try await sendToMember(to.groupMemberId, .grpMemFwd(info, intro: intro))
         try store.write { db in
             try db.run("UPDATE group_member_intros SET intro_status = 'fwd' WHERE re_group_member_id = ? AND to_group_member_id = ?",

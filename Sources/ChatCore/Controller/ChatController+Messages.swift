@@ -28,12 +28,17 @@ extension ChatController {
             throw .error(errorType: .commandError(message: "feature not allowed \(ChatFeature.voice.displayName)"))
         }
         let itemTTL = Self.timedTTL(contact, ttl)
-        var items: [AChatItem] = []
-        for m in messages {
-            let itemId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: m.msgContent,
-                                            quotedItemId: m.quotedItemId, ttl: itemTTL, live: live, forwarded: false)
-            items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId)))
+        var itemIds: [Int64] = []
+        if messages.count > 1, try negotiated(agentConnId).version >= ChatProtocolVersion.batchSend2 {
+            itemIds = try await sendItemsBatched(user: user, contact: contact, agentConnId: agentConnId, messages, ttl: itemTTL, live: live)
+        } else {
+            for m in messages {
+                itemIds.append(try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: m.msgContent,
+                                                  quotedItemId: m.quotedItemId, ttl: itemTTL, live: live, forwarded: false))
+            }
         }
+        var items: [AChatItem] = []
+        for itemId in itemIds { items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))) }
         return .newChatItems(user: user, chatItems: items)
     }
 
@@ -48,6 +53,40 @@ extension ChatController {
     /// Sends one x.msg.new and stores its chat item (sndNew until the agent reports SENT).
     func sendItem(user: User, contact: Contact, agentConnId: String, content: MsgContent, quotedItemId: Int64?,
                   ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
+        var prepared = try prepareItem(user: user, contact: contact, content: content, quotedItemId: quotedItemId, ttl: ttl, live: live, forwarded: forwarded)
+        // The agent's message id first, then the item in one transaction, in the same actor
+        // turn: no agent event (SENT, RCVD) can be handled in between, and a message the agent
+        // refused leaves no item behind.
+        prepared.item.agentMsgId = try await sendToAgent(agentConnId, prepared.body)
+        return try storeSentItems([prepared.item], contact: contact, agentConnId: agentConnId)[0]
+    }
+
+    /// Several x.msg.new to a contact of chat version 9+ (simplex-chat `sendDirectContactMessages`):
+    /// batched into as few agent messages as fit, each item recording the agent message it went in.
+    func sendItemsBatched(user: User, contact: Contact, agentConnId: String, _ messages: [ComposedMessage], ttl: Int?,
+                          live: Bool) async throws(ChatError) -> [Int64] {
+        var prepared: [PreparedItem] = []
+        for m in messages {
+            prepared.append(try prepareItem(user: user, contact: contact, content: m.msgContent, quotedItemId: m.quotedItemId,
+                                            ttl: ttl, live: live, forwarded: false))
+        }
+        for r in ChatMessageBody.batch(prepared.map(\.body)) {
+            // Each body is within the limit (prepareItem checks it), so every batch is too.
+            guard case .success(let b) = r else { throw .error(errorType: .internalError(message: "large message")) }
+            let id = try await sendToAgent(agentConnId, b.body)
+            for i in b.messageIndices { prepared[i].item.agentMsgId = id }
+        }
+        return try storeSentItems(prepared.map(\.item), contact: contact, agentConnId: agentConnId)
+    }
+
+    /// A sent item before it is sent: its wire body and its row, without the agent message id.
+    struct PreparedItem {
+        var body: Data
+        var item: NewChatItem
+    }
+
+    func prepareItem(user: User, contact: Contact, content: MsgContent, quotedItemId: Int64?,
+                     ttl: Int?, live: Bool, forwarded: Bool) throws(ChatError) -> PreparedItem {
         var quote: (row: Row, msg: QuotedMsg)?
         if let qid = quotedItemId {
             guard let r = try store.read({ db in try db.contactItemRow(qid, contactId: contact.contactId) }), let qc = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String), let qContent = qc.msgContent else {
@@ -59,34 +98,71 @@ extension ChatController {
         }
         let shared = SharedMsgId.random()
         let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
-        let body: Data
-        body = try chatMessage(.msgNew(container), msgId: shared)
+        let body = try chatMessage(.msgNew(container), msgId: shared)
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
         let status = try json(CIStatus.sndNew)
         let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
-        // The agent's message id first, then the item in one transaction, in the same actor
-        // turn: no agent event (SENT, RCVD) can be handled in between, and a message the agent
-        // refused leaves no item behind.
-        let msgId = try await sendToAgent(agentConnId, body)
         let now = Self.now
         var item = NewChatItem(userId: user.userId, contactId: contact.contactId, sent: true, itemTs: now, text: content.text,
-                               contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url, agentMsgId: msgId)
+                               contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url, agentMsgId: nil)
         item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
-        let itemId = try store.write { db -> Int64 in
-            if !contact.contactUsed { try db.setContactUsed(contact.contactId) }
-            return try db.insertChatItem(item, at: now)
-        }
-        // The agent may have reported on it before we knew its id.
-        if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) {
-            try setStatus(itemId, early)
-        }
-        return itemId
+        return PreparedItem(body: body, item: item)
     }
 
+    /// Stores sent items in one transaction, then applies reports the agent made before we knew
+    /// their agent message ids.
+    func storeSentItems(_ items: [NewChatItem], contact: Contact, agentConnId: String) throws(ChatError) -> [Int64] {
+        let now = Self.now
+        let ids = try store.write { db -> [Int64] in
+            if !contact.contactUsed { try db.setContactUsed(contact.contactId) }
+            return try items.map { try db.insertChatItem($0, at: now) }
+        }
+        var early: [Int64: CIStatus] = [:]
+        for msgId in Set(items.compactMap(\.agentMsgId)) {
+            early[msgId] = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId))
+        }
+        for (itemId, item) in zip(ids, items) {
+            if let msgId = item.agentMsgId, let status = early[msgId] { try setStatus(itemId, status) }
+        }
+        return ids
+    }
+
+    /// Sends one body; on a post-quantum connection of chat version 8+ a long body goes compressed,
+    /// as simplex-chat's `deliverMessagesB` does.
     func sendToAgent(_ agentConnId: String, _ body: Data) async throws(ChatError) -> Int64 {
         let agent = try runningAgent()
-        do { return try await agent.sendMessage(connId: agentConnId, body: [UInt8](body)) } catch {
+        let wire = try bodyToSend(agentConnId, body)
+        do { return try await agent.sendMessage(connId: agentConnId, body: [UInt8](wire)) } catch {
             throw Self.agentError(error, connId: agentConnId)
+        }
+    }
+
+    /// The chat version negotiated on a connection: the highest both ranges share (ours until the
+    /// peer's range is known), and whether it was made with post-quantum support.
+    func negotiated(_ agentConnId: String) throws(ChatError) -> (version: UInt16, pqSupport: Bool) {
+        guard let r = try store.read({ db in try db.connectionRow(agentConnId: agentConnId) }) else {
+            return (ChatProtocolVersion.initial, false)
+        }
+        return (Self.negotiatedVersion(peerMin: r["peer_chat_min_version"], peerMax: r["peer_chat_max_version"]), r["pq_support"] as Bool? ?? false)
+    }
+
+    /// simplex-chat `compatibleVersion`: the top of the two ranges' overlap; with no overlap the
+    /// lower of the two maxima, so nothing newer than both is used. A peer whose range we have not
+    /// heard yet is taken as version 1 (what a message without `v` means): no batches or
+    /// compression go to it.
+    static func negotiatedVersion(peerMin: Int?, peerMax: Int?) -> UInt16 {
+        guard let lo = peerMin, let hi = peerMax, let peer = VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi)) else {
+            return ChatProtocolVersion.initial
+        }
+        return peer.intersection(ourChatVRange)?.max ?? min(peer.max, ourChatVRange.max)
+    }
+
+    /// The bytes the agent sends for a chat body on this connection (compressed when due).
+    func bodyToSend(_ agentConnId: String, _ body: Data, limit: Int = ChatProtocolLimits.maxCompressedMsgLength) throws(ChatError) -> Data {
+        guard body.count > limit else { return body }
+        let (version, pq) = try negotiated(agentConnId)
+        do { return try ChatCompression.bodyToSend(body, pqSupport: pq, chatVersion: version, limit: limit) } catch {
+            throw .error(errorType: .internalError(message: "large compressed message: \(error)"))
         }
     }
 

@@ -71,7 +71,7 @@ extension ChatController {
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
         let requestMsg = message.map { ChatMsgEvent.RequestMsg(msgId: SharedMsgId.random(), content: $0) }
-        let info = try encodeInfo(parsed.mode == .contact ? .contact(profile: profile, requestMsg: requestMsg) : .info(profile))
+        let info = try await encodeJoinInfo(parsed.mode == .contact ? .contact(profile: profile, requestMsg: requestMsg) : .info(profile), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
             throw Self.agentError(error)
@@ -159,7 +159,7 @@ extension ChatController {
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(user.userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
-        let info = try encodeInfo(.contact(profile: redacted(profile), contactReqId: XContactId(bytes: SecureRandom.bytes(16))))
+        let info = try await encodeJoinInfo(.contact(profile: redacted(profile), contactReqId: XContactId(bytes: SecureRandom.bytes(16))), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: user.userId) } catch {
             throw Self.agentError(error)

@@ -1,18 +1,45 @@
 import Foundation
 
-/// An agent message body as the chat layer reads and writes it: one JSON message, or a JSON array
-/// of messages (a batch, chat version 5+ in groups, 9+ in direct chats). Compressed (`X`) and the
-/// binary forms are recognised and reported as unsupported.
+/// An agent message body as the chat layer reads and writes it: one JSON message, a JSON array of
+/// messages (a batch, chat version 5+ in groups, 9+ in direct chats), or a compressed body (`X`,
+/// version 8+) whose parts decompress to either. The binary forms of relay groups (`=` binary
+/// batch, `/` signed, `>` forwarded, `F` file chunk) are recognised and reported as unsupported.
 public enum ChatMessageBody {
+    /// The messages in `body`, as simplex-chat's `parseChatMessages`: every failure is an element,
+    /// so one bad message (or one bad compressed part) does not lose the others.
+    public static func parse(
+        _ body: Data, maxLength: Int = ChatProtocolLimits.maxDecodedBodyLength
+    ) -> [Result<ChatMessage, ChatProtocolError>] {
+        do { return try decode(body, maxLength: maxLength) } catch { return [.failure(error)] }
+    }
+
     /// The messages in `body`. A body that is one message either gives it or throws why not, as does
-    /// a body that fails as a whole (empty, too large, compressed, binary, not JSON). In a batch each
-    /// element succeeds or fails on its own, as in simplex-chat, so one bad message does not lose the
-    /// others. An empty array gives no messages.
+    /// a body that fails as a whole (empty, too large, malformed compressed list, binary, not JSON).
+    /// In a batch each element succeeds or fails on its own, as in simplex-chat, and so does each
+    /// part of a compressed body. An empty array gives no messages.
     public static func decode(
         _ body: Data, maxLength: Int = ChatProtocolLimits.maxDecodedBodyLength
     ) throws(ChatProtocolError) -> [Result<ChatMessage, ChatProtocolError>] {
         guard let first = body.first else { throw .emptyBody }
         guard body.count <= maxLength else { throw .tooLarge(size: body.count, limit: maxLength) }
+        guard first == ChatCompression.marker else { return try decodeUncompressed(body, maxLength: maxLength) }
+        var out: [Result<ChatMessage, ChatProtocolError>] = []
+        for part in try ChatCompression.parts(body.dropFirst()) {
+            do throws(ChatProtocolError) {
+                let plain = try part.decompressed()
+                // A compressed part holds a message or a batch, never another compressed body.
+                guard let f = plain.first else { throw .emptyBody }
+                if f == ChatCompression.marker { throw .invalidCompressedBody("nested compressed body") }
+                out += try decodeUncompressed(plain, maxLength: ChatProtocolLimits.maxDecompressedMsgLength)
+            } catch {
+                out.append(.failure(error))
+            }
+        }
+        return out
+    }
+
+    private static func decodeUncompressed(_ body: Data, maxLength: Int) throws(ChatProtocolError) -> [Result<ChatMessage, ChatProtocolError>] {
+        guard let first = body.first else { throw .emptyBody }
         switch first {
         case UInt8(ascii: "{"):
             return [.success(try ChatMessage.decode(body, maxLength: maxLength))]
@@ -31,7 +58,6 @@ public enum ChatMessageBody {
     /// The error for a body starting with one of the non-JSON forms' markers, nil for others.
     static func prefixError(_ first: UInt8) -> ChatProtocolError? {
         switch first {
-        case UInt8(ascii: "X"): .compressedNotSupported
         case UInt8(ascii: "="), UInt8(ascii: "/"), UInt8(ascii: ">"), UInt8(ascii: "F"):
             .unsupportedFormat(prefix: String(UnicodeScalar(first)))
         default: nil
@@ -43,12 +69,14 @@ public enum ChatMessageBody {
         try decode(Data(text.utf8))
     }
 
-    /// Packs encoded messages into as few bodies of at most `maxSize` bytes as keeps their order: a
-    /// single message is sent as itself, several as `[m1,m2,...]` (simplex-chat Batch.hs). A message
+    /// Packs encoded messages into bodies of at most `maxSize` bytes, keeping their order, as
+    /// simplex-chat's `batchMessages` does: filled from the last message backwards (so the last
+    /// body is the fullest), a single message sent as itself, several as `[m1,m2,...]`. A message
     /// that alone exceeds `maxSize` becomes a `tooLarge` failure in its place.
     public static func batch(
         _ messages: [Data], maxSize: Int = ChatProtocolLimits.maxEncodedMsgLength
     ) -> [Result<ChatMessageBatch, ChatProtocolError>] {
+        // Built back to front, then reversed.
         var out: [Result<ChatMessageBatch, ChatProtocolError>] = []
         var bodies: [Data] = []
         var indices: [Int] = []
@@ -56,13 +84,13 @@ public enum ChatMessageBody {
 
         func flush() {
             guard !indices.isEmpty else { return }
-            out.append(.success(ChatMessageBatch(body: joined(bodies), messageIndices: indices)))
+            out.append(.success(ChatMessageBatch(body: joined(Array(bodies.reversed())), messageIndices: Array(indices.reversed()))))
             bodies = []
             indices = []
             total = 0
         }
 
-        for (i, m) in messages.enumerated() {
+        for (i, m) in messages.enumerated().reversed() {
             if batchLength(total + m.count, count: indices.count + 1) <= maxSize {
                 bodies.append(m)
                 indices.append(i)
@@ -79,7 +107,7 @@ public enum ChatMessageBody {
             }
         }
         flush()
-        return out
+        return Array(out.reversed())
     }
 
     /// Encodes `messages` and packs them with `batch`; a message that cannot be encoded, or that is

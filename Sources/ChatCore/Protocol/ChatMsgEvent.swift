@@ -57,7 +57,11 @@ public enum ChatMsgEvent: Sendable, Hashable {
     case grpDel
     /// `x.grp.info`: the owner changed the group profile.
     case grpInfo(GroupProfile)
-    /// Any other event tag starting with `x` (`x.grp.msg.forward`, `x.grp.direct.inv`, `x.call.*`,
+    /// `x.grp.msg.forward` (chat version 4+): a host relays another member's message to a member
+    /// not yet connected to its author. `memberId` names the author (absent for messages sent as
+    /// the group), `msgTs` is when the host's relay received it.
+    indirect case grpMsgForward(memberId: MemberId?, memberName: String? = nil, msg: ChatMessage, msgTs: UTCTime)
+    /// Any other event tag starting with `x` (`x.grp.direct.inv`, `x.call.*`,
     /// `x.info.probe*`, `x.file`, `x.file.acpt*`, and events of newer versions), with its params
     /// as received.
     case unknown(event: String, params: [String: JSONValue])
@@ -130,7 +134,21 @@ public enum ChatMsgEvent: Sendable, Hashable {
         case .grpLeave: KnownEventTag.grpLeave.rawValue
         case .grpDel: KnownEventTag.grpDel.rawValue
         case .grpInfo: KnownEventTag.grpInfo.rawValue
+        case .grpMsgForward: KnownEventTag.grpMsgForward.rawValue
         case .unknown(let event, _): event
+        }
+    }
+
+    /// Events a host forwards to members not yet connected to their author (Protocol.hs
+    /// `isForwardedGroupMsg`); a sender leaves them out of its pending messages for such members.
+    public var isForwardedGroupMsg: Bool {
+        switch self {
+        case .msgNew(let c): c.file?.fileInline == nil
+        case .msgFileDescr, .msgUpdate, .msgDel, .msgReact, .fileCancel, .info, .grpMemNew, .grpMemRole,
+             .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo:
+            true
+        case .unknown(let event, _): event == "x.grp.prefs"
+        default: false
         }
     }
 
@@ -170,6 +188,7 @@ enum KnownEventTag: String {
     case grpLeave = "x.grp.leave"
     case grpDel = "x.grp.del"
     case grpInfo = "x.grp.info"
+    case grpMsgForward = "x.grp.msg.forward"
 }
 
 // MARK: params coding
@@ -249,6 +268,8 @@ extension ChatMsgEvent {
             return .grpDel
         case .grpInfo:
             return try .grpInfo(p.req("groupProfile"))
+        case .grpMsgForward:
+            return try .grpMsgForward(memberId: p.opt("memberId"), memberName: p.opt("memberName"), msg: p.req("msg"), msgTs: p.req("msgTs"))
         }
     }
 
@@ -302,6 +323,11 @@ extension ChatMsgEvent {
             try c.set(messages, "messages")
         case .grpInfo(let profile):
             try c.set(profile, "groupProfile")
+        case .grpMsgForward(let memberId, let memberName, let msg, let msgTs):
+            try c.set(memberId, "memberId")
+            try c.set(memberName, "memberName")
+            try c.set(msg, "msg")
+            try c.set(msgTs, "msgTs")
         case .msgFileDescr(let msgId, let fileDescr):
             try c.set(msgId, "msgId")
             try c.set(fileDescr, "fileDescr")

@@ -9,8 +9,13 @@ public enum ChatProtocolError: Error, Sendable, Hashable, CustomStringConvertibl
     case tooLarge(size: Int, limit: Int)
     /// JSON nested deeper than `ChatProtocolLimits.maxJSONDepth`.
     case tooDeep(limit: Int)
-    /// A compressed body (leading `X`, zstd batches of chat version 8+): not supported here yet.
-    case compressedNotSupported
+    /// A compressed body (leading `X`) whose list of parts is malformed (simplexmq's parser error).
+    case invalidCompressedBody(String)
+    /// A zstd frame that does not state its decompressed size, or states more than the limit
+    /// (simplexmq `limitDecompress1`: "compressed size not specified or exceeds <limit>").
+    case decompressedSizeUnknownOrTooLarge(limit: Int)
+    /// A zstd frame that libzstd rejects (corrupt, truncated, or larger than it claims).
+    case decompressionFailed(String)
     /// A body in one of the binary forms (`=` binary batch, `/` signed, `>` forwarded, `F` file chunk).
     case unsupportedFormat(prefix: String)
     /// Not JSON at all, truncated JSON, or a body that does not start with `{` or `[`.
@@ -33,7 +38,9 @@ public enum ChatProtocolError: Error, Sendable, Hashable, CustomStringConvertibl
         case .emptyBody: "empty message body"
         case .tooLarge(let size, let limit): "message of \(size) bytes exceeds the limit of \(limit) bytes"
         case .tooDeep(let limit): "JSON nested deeper than \(limit) levels"
-        case .compressedNotSupported: "compressed message bodies are not supported"
+        case .invalidCompressedBody(let reason): "invalid compressed body: \(reason)"
+        case .decompressedSizeUnknownOrTooLarge(let limit): "compressed size not specified or exceeds \(limit)"
+        case .decompressionFailed(let reason): "decompression failed: \(reason)"
         case .unsupportedFormat(let prefix): "unsupported message body format '\(prefix)'"
         case .invalidJSON(let reason): "invalid JSON: \(reason)"
         case .missingField(let path): "missing field \(path)"

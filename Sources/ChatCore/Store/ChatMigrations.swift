@@ -86,6 +86,26 @@ enum ChatMigrations {
                 CREATE INDEX idx_chat_items_user_status_type ON chat_items(user_id, item_status_type);
                 """)
         }
+        m.registerMigration("m20261124_batched_group_deliveries") { db in
+            // Chat versions 5+: several items may go to a member in one agent message (a batch),
+            // so a delivery is keyed by the agent message and the item, not the message alone.
+            try db.execute(sql: """
+                CREATE TABLE group_item_deliveries_new(
+                  chat_item_id INTEGER NOT NULL REFERENCES chat_items ON DELETE CASCADE,
+                  group_member_id INTEGER NOT NULL REFERENCES group_members ON DELETE CASCADE,
+                  agent_conn_id TEXT NOT NULL,
+                  agent_msg_id INTEGER NOT NULL,
+                  delivery_status TEXT NOT NULL,
+                  delivery_status_type TEXT GENERATED ALWAYS AS (json_extract(delivery_status, '$.type')) VIRTUAL,
+                  PRIMARY KEY (agent_conn_id, agent_msg_id, chat_item_id)
+                ) STRICT, WITHOUT ROWID;
+                INSERT INTO group_item_deliveries_new (chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status)
+                  SELECT chat_item_id, group_member_id, agent_conn_id, agent_msg_id, delivery_status FROM group_item_deliveries;
+                DROP TABLE group_item_deliveries;
+                ALTER TABLE group_item_deliveries_new RENAME TO group_item_deliveries;
+                CREATE INDEX idx_group_item_deliveries_item ON group_item_deliveries(chat_item_id);
+                """)
+        }
         return m
     }
 

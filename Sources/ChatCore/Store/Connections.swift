@@ -59,13 +59,13 @@ extension Database {
         return try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? AND shared_msg_id = ?"), arguments: [contactId, sharedMsgId])
     }
 
-    /// The sent direct item an agent report (SENT, RCVD, MERR) is about: `(itemId, contactId, userId)`.
-    func sentContactItem(agentConnId: String, agentMsgId: Int64) throws -> (Int64, Int64, Int64)? {
-        guard let r = try Row.fetchOne(cachedStatement(sql: """
+    /// The sent direct items an agent report (SENT, RCVD, MERR) is about, several when they went
+    /// in one batch: `(itemId, contactId, userId)`.
+    func sentContactItems(agentConnId: String, agentMsgId: Int64) throws -> [(Int64, Int64, Int64)] {
+        try Row.fetchAll(cachedStatement(sql: """
             SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
-            WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1
-            """), arguments: [agentConnId, agentMsgId]) else { return nil }
-        return (r[0], r[1], r[2])
+            WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1 ORDER BY ci.chat_item_id
+            """), arguments: [agentConnId, agentMsgId]).map { ($0[0], $0[1], $0[2]) }
     }
 
     /// Timed items whose time has come: `(itemId, contactId, groupId, userId)`.
