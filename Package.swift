@@ -26,13 +26,10 @@ let package = Package(
     targets: [
         // System OpenSSL for X448/Ed448, which swift-crypto does not offer.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-<<<<<<< HEAD
         // libsodium's XSalsa20 and Poly1305 (SIMD): three times our Swift versions on every 16 KB block.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-=======
         // System zstd for compressed chat message bodies (chat version 8+, simplexmq Compression.hs).
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
->>>>>>> h5-s6
         .target(
             name: "SimplexFoundation",
             dependencies: [
