@@ -191,6 +191,12 @@ public final class SMPClient: Sendable {
         try await expectOK(command(recipientId, .key(senderKey: senderKey.x509Encoded), key: key))
     }
 
+    /// RKEY: a contact queue's recipient keys become `recipientKeys` (any of them then signs
+    /// recipient commands); the relay refuses it for messaging queues.
+    public func replaceRecipientKeys(recipientId: [UInt8], key: PrivateAuthKey, recipientKeys: [AnyPublicKey]) async throws(SMPClientError) {
+        try await expectOK(command(recipientId, .rkey(recipientKeys: recipientKeys.map(\.x509Encoded)), key: key))
+    }
+
     public func suspend(recipientId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError) {
         try await expectOK(command(recipientId, .off, key: key))
     }

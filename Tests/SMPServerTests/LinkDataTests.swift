@@ -140,7 +140,7 @@ final class LinkDataTests: XCTestCase {
         await relay.server.shutdown()
 
         let header = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/" + SMPRelayServer.storeLogFile)).prefix(8)
-        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 3])
+        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 4])  // rewritten in the current format
         relay = try await TestRelay.start(credentials: creds, dataDirectory: dir)
         alice = relay.client()
         let got = try await alice.getLink(linkId: lids[0])
@@ -192,7 +192,7 @@ final class LinkDataTests: XCTestCase {
         await alice.close()
         await relay.server.shutdown()
         let header = try XCTUnwrap(FileManager.default.contents(atPath: path)).prefix(8)
-        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 3])
+        XCTAssertEqual(Array(header), Array("SMPLOG".utf8) + [0, 4])  // rewritten in the current format
     }
 
     /// Malformed link commands get ERR and the connection keeps working.

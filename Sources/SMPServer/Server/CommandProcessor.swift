@@ -70,6 +70,13 @@ final class CommandProcessor: Sendable {
     /// `verifyCmdAuthorization`: the authorization must match the key's algorithm; a signature of
     /// the other algorithm, or any authorization with no key, is checked against a dummy key of
     /// the authorization's own kind and fails.
+    /// `verifiedWithKeys`: the authorization verifies with any of the queue's recipient keys
+    /// (with none, the dummy check of `verify` keeps the timing).
+    private func verify(_ p: RawTransmission.Parsed, anyOf keys: [AnyPublicKey], session: ConnectionSession) -> Bool {
+        guard !keys.isEmpty else { return verify(p, nil, session: session) }
+        return keys.contains { verify(p, $0, session: session) }
+    }
+
     private func verify(_ p: RawTransmission.Parsed, _ key: AnyPublicKey?, session: ConnectionSession) -> Bool {
         guard let auth = p.authorization else { return false }
         let corrId = p.transmission.corrId
@@ -126,7 +133,8 @@ final class CommandProcessor: Sendable {
         case .recipient:
             let rid = ID24(t.entityId)
             let queue = rid.flatMap { store.recipientQueue($0) }
-            guard verify(p, queue.map { publicKey($0.recipientKey) } ?? nil, session: session), let rid, let queue else { return .failure(.auth) }
+            guard verify(p, anyOf: queue.map { $0.recipientKeys.compactMap(publicKey) } ?? [], session: session), let rid, let queue
+            else { return .failure(.auth) }
             // OFF and DEL act on blocked queues too; everything else gets BLOCKED.
             switch command {
             case .off, .del: break
@@ -282,10 +290,17 @@ final class CommandProcessor: Sendable {
                 guard let key = try? QueueAuthKey(x509Encoded: keyBytes) else { return .failure(.cmd(.syntax)) }
                 try store.secure(rid, senderKey: key)
                 return ok()
-            case .rkey:
-                // Replacing recipient keys of contact queues is not built yet: answered as a
-                // relay that refuses the command for this queue would.
-                return .failure(.auth)
+            case .rkey(let keyBytes):
+                // Only contact queues take several recipient keys (`checkMode QMContact`: AUTH otherwise).
+                guard queue.mode == .contact else { return .failure(.auth) }
+                var keys: [QueueAuthKey] = []
+                for k in keyBytes {
+                    guard let key = try? QueueAuthKey(x509Encoded: k) else { return .failure(.cmd(.syntax)) }
+                    keys.append(key)
+                }
+                guard !keys.isEmpty else { return .failure(.cmd(.syntax)) }
+                try store.updateKeys(rid, keys: keys)
+                return ok()
             case .nkey(let keyBytes, let dhBytes):
                 guard let key = try? QueueAuthKey(x509Encoded: keyBytes), let dh = try? X25519PublicKey(x509Encoded: dhBytes) else {
                     return .failure(.cmd(.syntax))

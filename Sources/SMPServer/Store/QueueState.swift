@@ -30,7 +30,9 @@ public struct StoredLink: Sendable {
 final class QueueState: @unchecked Sendable {
     let recipientId: ID24
     let senderId: ID24
-    let recipientKey: QueueAuthKey
+    /// The keys any recipient command may be signed with: one from NEW, several after RKEY
+    /// (contact queues shared by several owners' clients); never empty.
+    var recipientKeys: [QueueAuthKey]
     /// Precomputed crypto_box key shared with the recipient, for MSG bodies.
     let rcvDhSecret: Key32
     /// Messaging or contact queue; nil for queues created by v6-v8 clients (`queueMode` of the reference).
@@ -53,7 +55,7 @@ final class QueueState: @unchecked Sendable {
     init(recipientId: ID24, senderId: ID24, recipientKey: QueueAuthKey, rcvDhSecret: Key32, mode: QueueMode?) {
         self.recipientId = recipientId
         self.senderId = senderId
-        self.recipientKey = recipientKey
+        self.recipientKeys = [recipientKey]
         self.rcvDhSecret = rcvDhSecret
         self.mode = mode
     }

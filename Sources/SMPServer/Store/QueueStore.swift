@@ -67,7 +67,7 @@ final class QueueStore: @unchecked Sendable {
     struct QueueView: Sendable {
         let recipientId: ID24
         let senderId: ID24
-        let recipientKey: QueueAuthKey
+        let recipientKeys: [QueueAuthKey]
         let senderKey: QueueAuthKey?
         let notifierKey: QueueAuthKey?
         let mode: QueueMode?
@@ -78,7 +78,7 @@ final class QueueStore: @unchecked Sendable {
     }
 
     private func view(_ q: QueueState) -> QueueView {
-        QueueView(recipientId: q.recipientId, senderId: q.senderId, recipientKey: q.recipientKey, senderKey: q.senderKey,
+        QueueView(recipientId: q.recipientId, senderId: q.senderId, recipientKeys: q.recipientKeys, senderKey: q.senderKey,
                   notifierKey: q.notifier?.key, mode: q.mode, blocked: q.blocked, suspended: q.suspended,
                   isContactQueue: q.isContactQueue, hasLink: q.link != nil)
     }
@@ -312,6 +312,16 @@ final class QueueStore: @unchecked Sendable {
         }
     }
 
+    /// RKEY: the queue's recipient keys become `keys` (the caller checked the queue is a
+    /// contact queue, as the reference's `checkMode QMContact`).
+    func updateKeys(_ rid: ID24, keys: [QueueAuthKey]) throws(Failure) {
+        try locked { () throws(Failure) in
+            guard let q = byRecipient[rid], !keys.isEmpty, keys.count <= 255 else { throw .auth }
+            do { try log?.append(.updateKeys(rid: rid, keys: keys)) } catch { throw .internalError("\(error)") }
+            q.recipientKeys = keys
+        }
+    }
+
     func suspend(_ rid: ID24) throws(Failure) {
         try locked { () throws(Failure) in
             guard let q = byRecipient[rid] else { throw .auth }
@@ -499,6 +509,7 @@ final class QueueStore: @unchecked Sendable {
             bySender[sid] = rid
         case .blockQueue(let rid, let info): byRecipient[rid]?.blocked = info
         case .unblockQueue(let rid): byRecipient[rid]?.blocked = nil
+        case .updateKeys(let rid, let keys): if !keys.isEmpty { byRecipient[rid]?.recipientKeys = keys }
         case .setLinkAnyId(let rid, let linkId, let data):
             guard let q = byRecipient[rid] else { return }
             if let old = q.link { byLink[old.linkId] = nil }
@@ -538,7 +549,8 @@ final class QueueStore: @unchecked Sendable {
         var out: [StoreLogRecord] = []
         out.reserveCapacity(byRecipient.count)
         for q in byRecipient.values {
-            out.append(.createQueueMode(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKey, rcvDhSecret: q.rcvDhSecret, mode: q.mode))
+            out.append(.createQueueMode(rid: q.recipientId, sid: q.senderId, recipientKey: q.recipientKeys[0], rcvDhSecret: q.rcvDhSecret, mode: q.mode))
+            if q.recipientKeys.count > 1 { out.append(.updateKeys(rid: q.recipientId, keys: q.recipientKeys)) }
             if let k = q.senderKey { out.append(.secureQueue(rid: q.recipientId, senderKey: k)) }
             if let n = q.notifier { out.append(.addNotifier(rid: q.recipientId, n)) }
             if let l = q.link { out.append(.setLinkAnyId(rid: q.recipientId, linkId: l.linkId, data: l.data)) }

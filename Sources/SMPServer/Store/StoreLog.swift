@@ -31,6 +31,8 @@ enum StoreLogRecord: Sendable {
     /// Format 3: an operator blocked the queue (`BlockingInfo` in its text form).
     case blockQueue(rid: ID24, info: BlockingInfo)
     case unblockQueue(rid: ID24)
+    /// Format 4: RKEY replaced the queue's recipient keys.
+    case updateKeys(rid: ID24, keys: [QueueAuthKey])
 
     func encode() throws -> [UInt8] {
         var e = SMPEncoder(capacity: 96)
@@ -61,6 +63,11 @@ enum StoreLogRecord: Sendable {
         case .unblockQueue(let rid):
             e.byte(UInt8(ascii: "b"))
             e.raw(rid.bytes)
+        case .updateKeys(let rid, let keys):
+            e.byte(UInt8(ascii: "R"))
+            e.raw(rid.bytes)
+            e.byte(UInt8(keys.count))
+            for k in keys { try e.shortString(k.x509Encoded) }
         case .secureQueue(let rid, let key):
             e.byte(UInt8(ascii: "S"))
             e.raw(rid.bytes)
@@ -159,6 +166,13 @@ enum StoreLogRecord: Sendable {
             }
             r = .blockQueue(rid: rid, info: info)
         case UInt8(ascii: "b"): r = .unblockQueue(rid: try id())
+        case UInt8(ascii: "R"):
+            let rid = try id()
+            let n = Int(try d.byte())
+            guard n > 0 else { throw DecodingError.invalid("no recipient keys") }
+            var keys: [QueueAuthKey] = []
+            for _ in 0..<n { keys.append(try QueueAuthKey(x509Encoded: try d.shortString())) }
+            r = .updateKeys(rid: rid, keys: keys)
         case let t: throw DecodingError.invalid("record tag \(t)")
         }
         try d.expectEnd()
@@ -174,8 +188,9 @@ final class StoreLog {
     /// A format-1 file is read as is (its records are a subset) and rewritten as format 2 on
     /// load by compaction; a file of an unknown later format is refused.
     /// 3: queue modes, link IDs of any length, blocked queues (records Q, Y, B, b).
-    static let fileVersion: UInt32 = 3
-    static let readableVersions: ClosedRange<UInt32> = 1...3
+    /// 4: recipient keys replaced by RKEY (record R).
+    static let fileVersion: UInt32 = 4
+    static let readableVersions: ClosedRange<UInt32> = 1...4
     /// Magic and format version at the start of the file, so a later format can migrate it.
     static let header: [UInt8] = Array("SMPLOG".utf8) + [0, UInt8(fileVersion)]
 
