@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
         .executable(name: "simplex-vectors", targets: ["simplex-vectors"]),
         .executable(name: "xftp-server", targets: ["xftp-server"]),
+        .library(name: "XFTPClient", targets: ["XFTPClient"]),
         .library(name: "SMPClient", targets: ["SMPClient"]),
         .library(name: "simplex", type: .dynamic, targets: ["SimplexLib"]),
     ],
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
         // System OpenSSL for X448/Ed448, which swift-crypto does not offer.
@@ -240,12 +242,28 @@ let package = Package(
             name: "XFTPProtocol",
             dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // The XFTP server core: chunk store on disk, store log, quotas, expiry, command processing.
+        // XFTP over HTTP/2 over our TLS: the TLS parameters and ALPN names, and request/response
+        // bodies read and written as streams (shared by the XFTP server and client).
+        .target(
+            name: "XFTPTransport",
+            dependencies: [
+                "XFTPProtocol", "SMPTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            ]
+        ),
+        // The XFTP server: chunk store on disk, store log, quotas, expiry, command processing, and its
+        // HTTP/2 transport over our TLS (ALPN xftp/1).
         .target(
             name: "XFTPServer",
             dependencies: [
-                "XFTPProtocol", "SimplexFoundation",
+                "XFTPProtocol", "XFTPTransport", "SimplexFoundation", "SMPTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -254,10 +272,32 @@ let package = Package(
             dependencies: [
                 "XFTPServer", "XFTPProtocol", "SMPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // The XFTP client: HTTP/2 sessions to XFTP servers, chunk commands, file upload and download.
+        .target(
+            name: "XFTPClient",
+            dependencies: [
+                "XFTPProtocol", "XFTPTransport", "SimplexFoundation", "SMPTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "XFTPProtocolTests", dependencies: ["XFTPProtocol", "SimplexFoundation"]),
         .testTarget(name: "XFTPServerTests", dependencies: ["XFTPServer", "XFTPProtocol", "SimplexFoundation"]),
+        .testTarget(
+            name: "XFTPClientTests",
+            dependencies: [
+                "XFTPClient", "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport", "SimplexFoundation",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // QR codes for showing connection links in the terminal.
         .target(name: "QRCode"),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], resources: [.copy("Fixtures")]),

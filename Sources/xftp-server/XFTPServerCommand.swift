@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
 import SMPTransport
 import XFTPProtocol
 import XFTPServer
@@ -7,7 +9,7 @@ import XFTPServer
 /// `xftp-server`: the SimpleX file relay. `init` makes the server identity and file-server.ini
 /// in a data folder; `start` opens the chunk store from it.
 @main
-struct XFTPServerCommand: ParsableCommand {
+struct XFTPServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "xftp-server",
         abstract: "SimpleX File Transfer Protocol server: stores encrypted file chunks for their recipients.",
@@ -28,7 +30,7 @@ struct DataOption: ParsableArguments {
 }
 
 extension XFTPServerCommand {
-    struct Init: ParsableCommand {
+    struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create the server identity, certificates and file-server.ini, and print the server address.")
 
@@ -58,7 +60,7 @@ extension XFTPServerCommand {
         @Flag(name: .long, help: "Replace existing keys and config (the server address changes!).")
         var force = false
 
-        func run() throws {
+        func run() async throws {
             if FileManager.default.fileExists(atPath: options.configPath), !force {
                 throw ValidationError("\(options.configPath) exists; use --force to replace the identity, or run `xftp-server start`")
             }
@@ -92,13 +94,13 @@ extension XFTPServerCommand {
         }
     }
 
-    struct Start: ParsableCommand {
+    struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Open the chunk store of an initialized data folder and serve it.")
+            abstract: "Open the chunk store of an initialized data folder and serve it (until SIGINT or SIGTERM).")
 
         @OptionGroup var options: DataOption
 
-        func run() throws {
+        func run() async throws {
             guard FileManager.default.fileExists(atPath: options.configPath) else {
                 throw ValidationError("no \(XFTPServerConfig.fileName) in \(options.data); run `xftp-server init --data \(options.data)` first")
             }
@@ -107,16 +109,42 @@ extension XFTPServerCommand {
             let core = try XFTPServerCore.open(config: config, dataDirectory: options.data)
             if core.store.skippedOnLoad > 0 { print("Store log: skipped \(core.store.skippedOnLoad) unreadable line(s)") }
             let expired = core.expireFiles()
+            let group = MultiThreadedEventLoopGroup.singleton
+            let server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: config.bindAddress,
+                                                             port: config.port, group: group)
             print("Server address: \(address(config, keyHash: credentials.keyHash))")
             print("Files: \(core.store.fileCount), used \(core.store.usedStorage) bytes, expired now: \(expired)")
             print(config.fileExpiration.map { "expiring files after \($0 / 3600) hours" } ?? "not expiring files")
             print("Uploading new files " + (config.allowNewFiles ? (config.createPassword == nil ? "allowed." : "requires password.") : "NOT allowed."))
-            // The HTTP/2 + TLS transport (ALPN xftp/1) is not built yet: the store opens and
-            // compacts, but nothing listens. Say so rather than pretend to serve.
-            FileHandle.standardError.write(Data("xftp-server: the XFTP network transport (HTTP/2 over TLS, ALPN xftp/1) is not built yet; the store was opened and checked, nothing is listening\n".utf8))
-            throw ExitCode(2)
+            print("Listening on \(config.bindAddress):\(server.port)")
+            fflush(nil)
+            await waitForTermination()
+            print("Shutting down")
+            await server.shutdown()
         }
     }
+}
+
+/// Suspends until SIGINT or SIGTERM, so the store log is closed cleanly.
+func waitForTermination() async {
+    let resumed = NIOLockedValueBox(false)
+    var sources: [any DispatchSourceSignal] = []
+    await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                let first = resumed.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { cont.resume() }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+    withExtendedLifetime(sources) {}
 }
 
 func address(_ config: XFTPServerConfig, keyHash: [UInt8]) -> String {

@@ -1,0 +1,320 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import SMPTransport
+import SimplexFoundation
+import XFTPProtocol
+import XFTPTransport
+
+/// A connection to one XFTP server (`XFTPClient`): TLS with the server identity pinned by the
+/// address's key hash, HTTP/2 on top, and the XFTP handshake done; then one HTTP/2 stream per
+/// command, the chunk of FPUT streamed from disk and the chunk of FGET decrypted to disk.
+public final class XFTPClientSession: Sendable {
+    public let server: XFTPServerAddress
+    public let params: XFTPSessionParams
+    /// The server's signed session key: X25519 sender/recipient keys authorize with it.
+    public let serverSessionKey: X25519PublicKey?
+    public let config: XFTPClientConfig
+    private let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let authority: String
+
+    private init(server: XFTPServerAddress, params: XFTPSessionParams, serverSessionKey: X25519PublicKey?, config: XFTPClientConfig,
+                 channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, authority: String) {
+        self.server = server
+        self.params = params
+        self.serverSessionKey = serverSessionKey
+        self.config = config
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.authority = authority
+    }
+
+    /// `getXFTPClient`: connects to the first host of `server`, checks its certificate chain
+    /// against the key hash, and runs the XFTP handshake when `xftp/1` was negotiated.
+    public static func connect(to server: XFTPServerAddress, config: XFTPClientConfig = XFTPClientConfig(),
+                               group: any EventLoopGroup) async throws(XFTPClientError) -> XFTPClientSession {
+        guard let host = server.hosts.first else { throw .network("no host in server address") }
+        let hostName = host.description
+        let port = server.port.isEmpty ? 443 : (Int(server.port) ?? 443)
+        do {
+            return try await withTimeout(config.connectTimeout) {
+                try await open(server: server, host: hostName, port: port, config: config, group: group)
+            }
+        } catch let e as XFTPClientError {
+            throw e
+        } catch {
+            throw .network("\(error)")
+        }
+    }
+
+    private static func open(server: XFTPServerAddress, host: String, port: Int, config: XFTPClientConfig,
+                             group: any EventLoopGroup) async throws -> XFTPClientSession {
+        let tls = try TLSContext(clientConfiguration: XFTPTLS.client)
+        let keyHash = server.keyHash
+        let loop = group.next()
+        let ready = loop.makePromise(of: HTTP2ClientSetupHandler.Ready.self)
+        let window = config.streamWindow
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .channelInitializer { ch in
+                    ch.eventLoop.makeCompletedFuture {
+                        let verifier: TLSHandler.Verifier = { chain in
+                            (try? ServerChainVerifier(keyHash: keyHash).verify(chain: chain)) != nil
+                        }
+                        try ch.pipeline.syncOperations.addHandler(TLSHandler(context: tls, verifier: verifier))
+                        try ch.pipeline.syncOperations.addHandler(HTTP2ClientSetupHandler(promise: ready, window: window))
+                    }
+                }
+                .connect(host: host, port: port).get()
+        } catch {
+            ready.fail(error)
+            throw XFTPClientError.network("\(error)")
+        }
+        let (info, mux): HTTP2ClientSetupHandler.Ready
+        do {
+            (info, mux) = try await ready.futureResult.get()
+        } catch {
+            try? await channel.close()
+            throw XFTPClientError.transport("TLS: \(error)")
+        }
+        let authority = port == 443 ? host : "\(host):\(port)"
+        let params0 = XFTPSessionParams(sessionId: info.tlsUnique, version: XFTPVersion.initial)
+        let session0 = XFTPClientSession(server: server, params: params0, serverSessionKey: nil, config: config,
+                                         channel: channel, multiplexer: mux, authority: authority)
+        guard info.alpn == XFTPVersion.alpn || info.alpn == XFTPTLS.http11ALPN else { return session0 }
+        do {
+            return try await session0.handshake(tls: info)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+
+    /// `xftpClientHandshakeV1`: an empty POST gets the server handshake; its session ID must be
+    /// this TLS session's, its chain exactly [online, identity] with the identity's SHA-256 the
+    /// address's key hash, and its session key signed by the TLS certificate's key. The client's
+    /// handshake (highest common version, key hash) must get an empty answer.
+    private func handshake(tls: TLSHandshakeCompleted) async throws -> XFTPClientSession {
+        let shsHead = try await exchange(body: [], chunk: nil, timeout: config.requestTimeout) { head, _ in head }
+        guard let shsBody = try? Padding.unpad(shsHead) else { throw XFTPClientError.transport("bad handshake block") }
+        guard let shs = try? XFTPServerHandshake(decoding: shsBody) else { throw XFTPClientError.transport("handshake PARSE") }
+        guard shs.sessionId == params.sessionId else { throw XFTPClientError.transport("bad session") }
+        let lo = max(shs.versionRange.lowerBound, config.versions.lowerBound)
+        let hi = min(shs.versionRange.upperBound, config.versions.upperBound)
+        guard lo <= hi else { throw XFTPClientError.transport("version") }
+        guard shs.certificateChain.count == 2, CryptoHash.sha256(shs.certificateChain[1]) == server.keyHash,
+              let leaf = tls.peerCertificates.first, let leafKey = try? X509Certificate(der: leaf).publicKey(),
+              let signed = try? SignedPublicKey(der: shs.signedKey), let key = signed.verify(with: leafKey),
+              case .x25519(let sessionKey) = key
+        else { throw XFTPClientError.transport("handshake BAD_AUTH") }
+        let chs = try XFTPClientHandshake(version: hi, keyHash: server.keyHash).block()
+        let answer = try await exchange(body: chs, chunk: nil, timeout: config.requestTimeout) { head, _ in head }
+        guard answer.isEmpty else { throw XFTPClientError.transport("handshake answered with a block") }
+        return XFTPClientSession(server: server, params: XFTPSessionParams(sessionId: params.sessionId, version: hi),
+                                 serverSessionKey: sessionKey, config: config, channel: channel, multiplexer: multiplexer,
+                                 authority: authority)
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    public var isActive: Bool { channel.isActive }
+
+    // MARK: requests
+
+    /// One request stream: `body` (and then the chunk, read from disk) is sent, the first 16384
+    /// bytes of the answer are the head, and `handle` reads what follows.
+    func exchange<R: Sendable>(
+        body: [UInt8], chunk: XFTPChunkSpec?, timeout: Double,
+        _ handle: @escaping @Sendable ([UInt8], HTTP2StreamReader) async throws -> R
+    ) async throws -> R {
+        let stream = try await openStream()
+        let headers = HTTP2StreamWriter.post(authority: authority)
+        return try await withTimeout(timeout) {
+            try await stream.executeThenClose { inbound, outbound in
+                let writer = HTTP2StreamWriter(outbound)
+                let reader = HTTP2StreamReader(inbound)
+                // The body goes out while the answer is awaited: a server may answer (an error)
+                // before it has read a whole chunk.
+                // Once the answer is in, a body still being sent is abandoned (cancelled).
+                async let sent: Void = Self.send(writer, headers: headers, body: body, chunk: chunk)
+                _ = try await reader.readHeaders()
+                let head = try await reader.read(upTo: XFTPVersion.blockSize)
+                return try await handle(head, reader)
+            }
+        }
+    }
+
+    private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkSpec?) async throws {
+        if body.isEmpty, chunk == nil {
+            return try await writer.headers(headers, endStream: true)
+        }
+        try await writer.headers(headers, endStream: false)
+        guard let chunk else { return try await writer.data(body, endStream: true) }
+        try await writer.data(body)
+        let file = try PosixFile(path: chunk.path, mode: .read)
+        try file.seek(to: chunk.offset)
+        var left = Int(chunk.size)
+        while left > 0 {
+            let piece = try file.read(max: min(left, 65536))
+            guard !piece.isEmpty else { throw XFTPClientError.io("chunk file is shorter than the chunk") }
+            left -= piece.count
+            try await writer.data(piece)
+        }
+        try await writer.end()
+    }
+
+    private func openStream() async throws -> HTTP2StreamChannel {
+        let promise = channel.eventLoop.makePromise(of: HTTP2StreamChannel.self)
+        multiplexer.createStreamChannel { ch in
+            ch.eventLoop.makeCompletedFuture {
+                promise.succeed(try HTTP2StreamChannel(wrappingChannelSynchronously: ch))
+            }
+        }.whenFailure { promise.fail($0) }
+        do {
+            return try await promise.futureResult.get()
+        } catch {
+            throw XFTPClientError.network("cannot open a stream: \(error)")
+        }
+    }
+
+    /// `sendXFTPTransmission`: the response head must be a block with one transmission of this
+    /// session; `ERR` is a protocol error.
+    func decode(_ head: [UInt8]) throws(XFTPClientError) -> FileResponse {
+        guard head.count == XFTPVersion.blockSize else { throw .responseError(.block) }
+        switch XFTPTransmission.decodeClient(head, params: params) {
+        case .failure(let e): throw .responseError(e)
+        case .success(let t):
+            switch t.response {
+            case .failure(let e): throw .responseError(e)
+            case .success(.err(let e)): throw .protocolError(e)
+            case .success(let r): return r
+            }
+        }
+    }
+
+    /// Signs `command` with `key` (empty corrId, as the reference client) and sends it.
+    private func command<R: Sendable>(
+        _ key: AnyPrivateKey?, entityId: [UInt8], _ command: FileCommand, chunk: XFTPChunkSpec? = nil,
+        timeoutChunk: UInt32? = nil,
+        _ handle: @escaping @Sendable (FileResponse, HTTP2StreamReader) async throws -> R
+    ) async throws(XFTPClientError) -> R {
+        let block: [UInt8]
+        do {
+            if let key {
+                block = try XFTPTransmission.encodeAuth(params, key: key, serverSessionKey: serverSessionKey,
+                                                        corrId: [], entityId: entityId, command: command)
+            } else {
+                block = try XFTPTransmission.encode(params, corrId: [], entityId: entityId, command: command)
+            }
+        } catch {
+            throw .transport("cannot encode \(command.tag): \(error)")
+        }
+        do {
+            return try await exchange(body: block, chunk: chunk, timeout: config.timeout(chunkSize: timeoutChunk ?? chunk?.size)) { head, reader in
+                try await handle(try self.decode(head), reader)
+            }
+        } catch let e as XFTPClientError {
+            throw e
+        } catch let e as XFTPFileError {
+            throw .io("\(e)")
+        } catch {
+            throw .network("\(error)")
+        }
+    }
+
+    private static func unexpected(_ r: FileResponse) -> XFTPClientError { .unexpectedResponse(r.tag) }
+
+    // MARK: commands
+
+    /// FNEW: registers a chunk; returns the sender ID and one recipient ID per recipient key.
+    public func createChunk(senderKey: AnyPrivateKey, info: FileInfo, recipientKeys: [AnyPublicKey],
+                            auth: BasicAuth?) async throws(XFTPClientError) -> (senderId: [UInt8], recipientIds: [[UInt8]]) {
+        try await command(senderKey, entityId: [], .fnew(info, recipients: recipientKeys, auth: auth)) { r, _ in
+            guard case .sids(let s, let rs) = r else { throw Self.unexpected(r) }
+            return (s, rs)
+        }
+    }
+
+    /// FADD: more recipients for a chunk.
+    public func addRecipients(senderKey: AnyPrivateKey, senderId: [UInt8], recipientKeys: [AnyPublicKey]) async throws(XFTPClientError) -> [[UInt8]] {
+        try await command(senderKey, entityId: senderId, .fadd(recipients: recipientKeys)) { r, _ in
+            guard case .rids(let rs) = r else { throw Self.unexpected(r) }
+            return rs
+        }
+    }
+
+    /// FPUT: uploads the chunk bytes from disk.
+    public func uploadChunk(senderKey: AnyPrivateKey, senderId: [UInt8], chunk: XFTPChunkSpec) async throws(XFTPClientError) {
+        try await command(senderKey, entityId: senderId, .fput, chunk: chunk) { r, _ in
+            guard case .ok = r else { throw Self.unexpected(r) }
+        }
+    }
+
+    /// FGET: downloads a chunk, encrypted for this download with a fresh DH key, decrypting it to
+    /// `destination` as it arrives; a wrong size is SIZE, a bad tag CRYPTO, a bad digest DIGEST
+    /// (`downloadXFTPChunk`, `receiveEncFile`); a failed download leaves no file.
+    public func downloadChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8], destination: XFTPReceiveChunkSpec) async throws(XFTPClientError) {
+        let dhKey = X25519PrivateKey()
+        do {
+            try await command(recipientKey, entityId: recipientId, .fget(dhKey.publicKey), timeoutChunk: destination.size) { r, reader in
+                guard case .file(let serverKey, let nonce) = r else { throw Self.unexpected(r) }
+                let secret = try dhKey.sharedSecret(with: serverKey)
+                guard let sb = try? SecretBoxStream(secret: secret, nonce: nonce) else { throw XFTPClientError.responseError(.crypto) }
+                try await Self.receive(reader, sb: sb, destination)
+            }
+        } catch {
+            _ = PosixFile.remove(destination.path)
+            throw error
+        }
+    }
+
+    private static func receive(_ reader: HTTP2StreamReader, sb: SecretBoxStream, _ spec: XFTPReceiveChunkSpec) async throws {
+        var sb = sb
+        let out = try PosixFile(path: spec.path, mode: .create)
+        var hash = SHA256()
+        var left = Int(spec.size)
+        while left > 0 {
+            var piece = try await reader.next(max: min(left, 65536))
+            guard !piece.isEmpty else { throw XFTPClientError.responseError(.size) }
+            left -= piece.count
+            piece.withUnsafeMutableBytes { sb.decrypt(inPlace: $0) }
+            hash.update(data: piece)
+            try out.write(piece)
+        }
+        let tag = try await reader.read(upTo: FileEncryption.authTagSize)
+        guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
+        guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
+        guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
+        guard Array(hash.finalize()) == spec.digest else { throw XFTPClientError.responseError(.digest) }
+    }
+
+    /// FDEL: the sender deletes a chunk.
+    public func deleteChunk(senderKey: AnyPrivateKey, senderId: [UInt8]) async throws(XFTPClientError) {
+        try await command(senderKey, entityId: senderId, .fdel) { r, _ in
+            guard case .ok = r else { throw Self.unexpected(r) }
+        }
+    }
+
+    /// FACK: a recipient acknowledges its download; its recipient ID is deleted.
+    public func ackChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8]) async throws(XFTPClientError) {
+        try await command(recipientKey, entityId: recipientId, .fack) { r, _ in
+            guard case .ok = r else { throw Self.unexpected(r) }
+        }
+    }
+
+    /// PING.
+    public func ping() async throws(XFTPClientError) {
+        try await command(nil, entityId: [], .ping) { r, _ in
+            guard case .pong = r else { throw Self.unexpected(r) }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import Crypto
+import Foundation
+import SimplexFoundation
+import XCTest
+@testable import XFTPClient
+import XFTPProtocol
+import XFTPServer
+
+/// Chunk commands between our client and our server over real TLS and HTTP/2 on loopback,
+/// with the reference's errors and the server staying usable after bad input.
+final class XFTPChunkTests: XCTestCase {
+    var dir = ""
+
+    override func setUp() { dir = makeTempDir("xftp-client") }
+    override func tearDown() { try? FileManager.default.removeItem(atPath: dir) }
+
+    struct Chunk {
+        let path: String
+        let bytes: [UInt8]
+        var size: UInt32 { UInt32(bytes.count) }
+        var digest: [UInt8] { Array(SHA256.hash(data: bytes)) }
+    }
+
+    func chunk(_ size: UInt32 = XFTPChunkSizes.size0, name: String = "chunk") throws -> Chunk {
+        let p = dir + "/" + name
+        return Chunk(path: p, bytes: try writeRandom(p, Int(size)))
+    }
+
+    func testHandshakeAndPing() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let c = try await srv.connect()
+        XCTAssertEqual(c.params.version, XFTPVersion.current)
+        XCTAssertNotNil(c.serverSessionKey)
+        try await c.ping()
+        try await c.ping()
+        await c.close()
+        await srv.stop()
+    }
+
+    func testUploadDownloadAckDelete() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let c = try await srv.connect()
+        let ch = try chunk(XFTPChunkSizes.size1)
+        let sKey = AnyPrivateKey.generate(.ed25519)
+        let rKey = AnyPrivateKey.generate(.ed25519)
+        // An X25519 recipient key authorizes with the server's session key (version 2+).
+        let rKeyX = AnyPrivateKey.generate(.x25519)
+        let info = FileInfo(senderKey: sKey.publicKey, size: ch.size, digest: ch.digest)
+        let (sid, rids) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [rKey.publicKey, rKeyX.publicKey], auth: nil)
+        XFTPAssertEqual(rids.count, 2)
+        try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        // A repeated upload of a stored chunk is acknowledged again (lost-response retry).
+        try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        for (i, key) in [rKey, rKeyX].enumerated() {
+            let out = dir + "/down\(i)"
+            try await c.downloadChunk(recipientKey: key, recipientId: rids[i], destination: XFTPReceiveChunkSpec(path: out, size: ch.size, digest: ch.digest))
+            XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: out))), ch.bytes)
+        }
+        // A wrong digest is DIGEST, and leaves no file behind.
+        let bad = dir + "/bad"
+        await XFTPAssertThrows(.responseError(.digest)) {
+            try await c.downloadChunk(recipientKey: rKey, recipientId: rids[0], destination: XFTPReceiveChunkSpec(path: bad, size: ch.size, digest: Array(repeating: 0, count: 32)))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bad))
+        try await c.ackChunk(recipientKey: rKey, recipientId: rids[0])
+        await XFTPAssertThrows(.protocolError(.auth)) {
+            try await c.downloadChunk(recipientKey: rKey, recipientId: rids[0], destination: XFTPReceiveChunkSpec(path: bad, size: ch.size, digest: ch.digest))
+        }
+        // FADD on the sender ID, then the new recipient downloads.
+        let rKey2 = AnyPrivateKey.generate(.ed25519)
+        let more = try await c.addRecipients(senderKey: sKey, senderId: sid, recipientKeys: [rKey2.publicKey])
+        try await c.downloadChunk(recipientKey: rKey2, recipientId: more[0], destination: XFTPReceiveChunkSpec(path: dir + "/d2", size: ch.size, digest: ch.digest))
+        try await c.deleteChunk(senderKey: sKey, senderId: sid)
+        await XFTPAssertThrows(.protocolError(.auth)) {
+            try await c.downloadChunk(recipientKey: rKeyX, recipientId: rids[1], destination: XFTPReceiveChunkSpec(path: bad, size: ch.size, digest: ch.digest))
+        }
+        XCTAssertEqual(srv.core.store.fileCount, 0)
+        await c.close()
+        await srv.stop()
+    }
+
+    func testWrongKeyAndWrongDigestUpload() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let c = try await srv.connect()
+        let ch = try chunk()
+        let sKey = AnyPrivateKey.generate(.ed25519)
+        let info = FileInfo(senderKey: sKey.publicKey, size: ch.size, digest: Array(repeating: 1, count: 32))
+        let (sid, _) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [AnyPrivateKey.generate(.ed25519).publicKey], auth: nil)
+        await XFTPAssertThrows(.protocolError(.auth)) {
+            try await c.uploadChunk(senderKey: AnyPrivateKey.generate(.ed25519), senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        }
+        await XFTPAssertThrows(.protocolError(.digest)) {
+            try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        }
+        // The connection is still usable.
+        try await c.ping()
+        XCTAssertEqual(srv.core.store.usedStorage, 0)
+        await c.close()
+        await srv.stop()
+    }
+
+    func testQuotaExceeded() async throws {
+        let srv = try await XFTPTestServer(dir: dir) { $0.fileSizeQuota = Int64(XFTPChunkSizes.size0) }
+        let c = try await srv.connect()
+        for i in 0..<2 {
+            let ch = try chunk(name: "c\(i)")
+            let sKey = AnyPrivateKey.generate(.ed25519)
+            let info = FileInfo(senderKey: sKey.publicKey, size: ch.size, digest: ch.digest)
+            let (sid, _) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [AnyPrivateKey.generate(.ed25519).publicKey], auth: nil)
+            let spec = XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size)
+            if i == 0 {
+                try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: spec)
+            } else {
+                await XFTPAssertThrows(.protocolError(.quota)) { try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: spec) }
+            }
+        }
+        try await c.ping()
+        await c.close()
+        await srv.stop()
+    }
+
+    func testExpiredFile() async throws {
+        let clock = Clock()
+        let srv = try await XFTPTestServer(dir: dir, configure: { $0.fileExpiration = 3600 }, now: { clock.now })
+        let c = try await srv.connect()
+        let ch = try chunk()
+        let sKey = AnyPrivateKey.generate(.ed25519), rKey = AnyPrivateKey.generate(.ed25519)
+        let info = FileInfo(senderKey: sKey.publicKey, size: ch.size, digest: ch.digest)
+        let (sid, rids) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [rKey.publicKey], auth: nil)
+        try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        clock.advance(2 * 3600)
+        XCTAssertEqual(srv.core.expireFiles(), 1)
+        await XFTPAssertThrows(.protocolError(.auth)) {
+            try await c.downloadChunk(recipientKey: rKey, recipientId: rids[0], destination: XFTPReceiveChunkSpec(path: self.dir + "/x", size: ch.size, digest: ch.digest))
+        }
+        await c.close()
+        await srv.stop()
+    }
+
+    func testPassword() async throws {
+        let srv = try await XFTPTestServer(dir: dir) { $0.createPassword = BasicAuth("secret") }
+        let c = try await srv.connect()
+        let sKey = AnyPrivateKey.generate(.ed25519)
+        let info = FileInfo(senderKey: sKey.publicKey, size: XFTPChunkSizes.size0, digest: Array(repeating: 0, count: 32))
+        let rcps = [AnyPrivateKey.generate(.ed25519).publicKey]
+        await XFTPAssertThrows(.protocolError(.auth)) { _ = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: rcps, auth: nil) }
+        await XFTPAssertThrows(.protocolError(.auth)) { _ = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: rcps, auth: BasicAuth("wrong")) }
+        _ = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: rcps, auth: BasicAuth("secret"))
+        await c.close()
+        await srv.stop()
+    }
+
+    /// Bad blocks get the reference's errors on their own stream; the session goes on.
+    func testMalformedRequests() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let c = try await srv.connect()
+        // Not a block: BLOCK.
+        let short = try await c.exchange(body: [1, 2, 3], chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(try Self.responseError(c, short), .block)
+        // A block of garbage: BLOCK.
+        let junk = try await c.exchange(body: SecureRandom.bytes(XFTPVersion.blockSize), chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(try Self.responseError(c, junk), .block)
+        // Another session's ID: SESSION.
+        let other = XFTPSessionParams(sessionId: SecureRandom.bytes(32), version: c.params.version)
+        let foreign = try XFTPTransmission.encode(other, corrId: [], entityId: [], command: .ping)
+        let r = try await c.exchange(body: foreign, chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(try Self.responseError(c, r), .session)
+        // An unknown command: CMD UNKNOWN; a command without its key: CMD NO_AUTH.
+        var e = SMPEncoder(capacity: 64)
+        try e.shortString(c.params.sessionId)
+        try e.shortString([])
+        try e.shortString([])
+        e.raw(Array("NOPE".utf8))
+        let unknown = try Padding.pad(XFTPTransmission.batch(auth: [], transmission: e.bytes), to: XFTPVersion.blockSize)
+        let u = try await c.exchange(body: unknown, chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(try Self.responseError(c, u), .cmd(.unknown))
+        let noAuth = try XFTPTransmission.encode(c.params, corrId: [], entityId: SecureRandom.bytes(16), command: .fack)
+        let n = try await c.exchange(body: noAuth, chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(try Self.responseError(c, n), .cmd(.noAuth))
+        try await c.ping()
+        // A second client is served too.
+        let c2 = try await srv.connect()
+        try await c2.ping()
+        await c2.close()
+        await c.close()
+        await srv.stop()
+    }
+
+    static func responseError(_ c: XFTPClientSession, _ head: [UInt8]) throws -> XFTPErrorType? {
+        do {
+            _ = try c.decode(head)
+            return nil
+        } catch .protocolError(let e) {
+            return e
+        } catch {
+            return nil
+        }
+    }
+
+    /// The client refuses a server whose identity is not the address's key hash.
+    func testWrongIdentity() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        var addr = srv.address
+        addr.keyHash = SecureRandom.bytes(32)
+        do {
+            _ = try await XFTPClientSession.connect(to: addr, group: srv.group)
+            XCTFail("connected to a server with another identity")
+        } catch {
+            guard case .transport = error else { return XCTFail("\(error)") }
+        }
+        // The server still serves others.
+        let c = try await srv.connect()
+        try await c.ping()
+        await c.close()
+        await srv.stop()
+    }
+}
+
+/// A settable clock for expiry tests.
+final class Clock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var t = Int64(Date().timeIntervalSince1970)
+    var now: Int64 { lock.withLock { t } }
+    func advance(_ s: Int64) { lock.withLock { t += s } }
+}
+
+func XFTPAssertEqual<T: Equatable>(_ a: T, _ b: T, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a, b, file: file, line: line)
+}
+
+func XFTPAssertThrows(_ expected: XFTPClientError, file: StaticString = #filePath, line: UInt = #line,
+                      _ body: () async throws -> Void) async {
+    do {
+        try await body()
+        XCTFail("expected \(expected)", file: file, line: line)
+    } catch {
+        XCTAssertEqual(error as? XFTPClientError, expected, file: file, line: line)
+    }
+}

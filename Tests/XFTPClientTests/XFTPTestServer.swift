@@ -1,0 +1,57 @@
+import Foundation
+import NIOPosix
+import SMPTransport
+import SimplexFoundation
+import XCTest
+import XFTPClient
+import XFTPProtocol
+import XFTPServer
+
+/// A real XFTP server in-process on loopback (TLS + HTTP/2) over chunk files in a temporary folder.
+final class XFTPTestServer: @unchecked Sendable {
+    let dir: String
+    let credentials: ServerCredentials
+    let core: XFTPServerCore
+    let server: XFTPTransportServer
+    let group: MultiThreadedEventLoopGroup
+
+    init(dir: String, configure: (inout XFTPServerConfig) -> Void = { _ in },
+         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
+        self.dir = dir
+        var config = XFTPServerConfig()
+        config.filesPath = dir + "/files"
+        configure(&config)
+        credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
+        core = try XFTPServerCore(config: config, store: try FileStore(logPath: dir + "/store.log", fsync: false), now: now)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0, group: group)
+    }
+
+    var address: XFTPServerAddress {
+        XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(server.port))
+    }
+
+    func connect(config: XFTPClientConfig = XFTPClientConfig()) async throws -> XFTPClientSession {
+        try await XFTPClientSession.connect(to: address, config: config, group: group)
+    }
+
+    func stop() async {
+        await server.shutdown()
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// A temporary folder per test.
+func makeTempDir(_ prefix: String) -> String {
+    let d = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+    return d
+}
+
+/// Writes `n` random bytes to `path` and returns them.
+@discardableResult
+func writeRandom(_ path: String, _ n: Int) throws -> [UInt8] {
+    let bytes = SecureRandom.bytes(n)
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return bytes
+}
