@@ -12,12 +12,14 @@ final class XFTPTestServer: @unchecked Sendable {
     let dir: String
     let credentials: ServerCredentials
     let core: XFTPServerCore
-    let server: XFTPTransportServer
+    private(set) var server: XFTPTransportServer
+    private(set) var port = 0
     let group: MultiThreadedEventLoopGroup
 
     init(dir: String, configure: (inout XFTPServerConfig) -> Void = { _ in },
          now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
         self.dir = dir
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var config = XFTPServerConfig()
         config.filesPath = dir + "/files"
         configure(&config)
@@ -25,10 +27,19 @@ final class XFTPTestServer: @unchecked Sendable {
         core = try XFTPServerCore(config: config, store: try FileStore(logPath: dir + "/store.log", fsync: false), now: now)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0, group: group)
+        port = server.port
+    }
+
+    /// Stops listening (and drops connections); the store stays.
+    func pause() async { await server.shutdown() }
+
+    /// Listens again on the same port with the same store and identity.
+    func resume() async throws {
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: port, group: group)
     }
 
     var address: XFTPServerAddress {
-        XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(server.port))
+        XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(port))
     }
 
     func connect(config: XFTPClientConfig = XFTPClientConfig()) async throws -> XFTPClientSession {

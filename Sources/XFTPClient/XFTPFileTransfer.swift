@@ -1,0 +1,259 @@
+import Crypto
+import Foundation
+import SimplexFoundation
+import XFTPProtocol
+
+/// What an upload produced: the sender's description (to delete the file later) and one
+/// description per recipient (to send them), as the agent's `xftpSendFile` makes them.
+public struct XFTPUploadResult: Sendable {
+    public var sender: FileDescription
+    public var recipients: [FileDescription]
+}
+
+/// Files over XFTP as the reference agent moves them: encrypted with a random key into one stream,
+/// cut into chunks of the standard sizes, each chunk created and uploaded on a server with fresh
+/// Ed25519 keys for the sender and every recipient; and the reverse from a recipient description.
+/// Progress goes to a caller-provided store after every chunk, so a repeated call resumes.
+public struct XFTPFileTransfer: Sendable {
+    public let pool: XFTPClientPool
+    public let progress: any XFTPProgressStore
+    /// Folder for encrypted files and downloaded chunks (kept until a transfer completes).
+    public let workDirectory: String
+
+    public init(pool: XFTPClientPool, progress: any XFTPProgressStore, workDirectory: String) {
+        self.pool = pool
+        self.progress = progress
+        self.workDirectory = workDirectory
+    }
+
+    // MARK: upload
+
+    /// Uploads `sourcePath` for `recipientCount` recipients. Chunk `i` goes to
+    /// `servers[i % servers.count]`. `transferId` names the progress entry: calling again with
+    /// the same ID after a failure re-uses the encrypted file and skips chunks already uploaded.
+    public func upload(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
+                       transferId: String) async throws(XFTPClientError) -> XFTPUploadResult {
+        guard !servers.isEmpty, recipientCount > 0 else { throw .io("no servers or no recipients") }
+        var state: UploadState
+        if let saved = progress.load("up-" + transferId), let s = try? JSONDecoder().decode(UploadState.self, from: Data(saved)),
+           PosixFile.exists(s.encryptedPath) {
+            state = s
+        } else {
+            state = try prepare(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount, transferId: transferId)
+            try save(state, "up-" + transferId)
+        }
+        for i in state.chunks.indices where !state.chunks[i].uploaded {
+            if state.chunks[i].senderId == nil {
+                try await createChunk(&state.chunks[i])
+                try save(state, "up-" + transferId)
+            }
+            try await putChunk(state.chunks[i], encryptedPath: state.encryptedPath)
+            state.chunks[i].uploaded = true
+            try save(state, "up-" + transferId)
+        }
+        let result = try state.descriptions()
+        PosixFile.remove(state.encryptedPath)
+        progress.remove("up-" + transferId)
+        return result
+    }
+
+    private func prepare(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
+                         transferId: String) throws(XFTPClientError) -> UploadState {
+        let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+        let encPath = (workDirectory as NSString).appendingPathComponent("up-\(transferId).enc")
+        let enc: FileEncryption.EncryptedFile
+        do {
+            try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+            enc = try FileEncryption.encrypt(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath)
+        } catch {
+            throw .io("\(error)")
+        }
+        let chunks = enc.chunks.enumerated().map { i, c in
+            UploadState.Chunk(
+                chunkNo: i + 1, offset: c.offset, size: c.size, digest: c.digest, server: servers[i % servers.count].description,
+                senderKey: AnyPrivateKey.generate(.ed25519).rawRepresentation,
+                recipientKeys: (0..<recipientCount).map { _ in AnyPrivateKey.generate(.ed25519).rawRepresentation })
+        }
+        return UploadState(encryptedPath: encPath, size: enc.encryptedSize, digest: enc.digest, key: key, nonce: nonce, chunks: chunks)
+    }
+
+    /// FNEW: the chunk's IDs, saved before any byte is sent so a retry does not orphan it.
+    private func createChunk(_ c: inout UploadState.Chunk) async throws(XFTPClientError) {
+        let server = try Self.server(c.server)
+        let session = try await pool.session(server)
+        let sKey = try Self.key(c.senderKey)
+        let rKeys = try c.recipientKeys.map { k throws(XFTPClientError) in try Self.key(k).publicKey }
+        let info = FileInfo(senderKey: sKey.publicKey, size: c.size, digest: c.digest)
+        let (sid, rids) = try await session.createChunk(senderKey: sKey, info: info, recipientKeys: rKeys, auth: server.basicAuth)
+        guard rids.count == rKeys.count else { throw .unexpectedResponse("SIDS with \(rids.count) recipient IDs") }
+        c.senderId = sid
+        c.recipientIds = rids
+    }
+
+    /// FPUT (a server acknowledges a repeated FPUT of a stored chunk).
+    private func putChunk(_ c: UploadState.Chunk, encryptedPath: String) async throws(XFTPClientError) {
+        guard let sid = c.senderId else { throw .io("chunk \(c.chunkNo) was not created") }
+        let session = try await pool.session(try Self.server(c.server))
+        try await session.uploadChunk(senderKey: try Self.key(c.senderKey), senderId: sid,
+                                      chunk: XFTPChunkSpec(path: encryptedPath, offset: c.offset, size: c.size))
+    }
+
+    static func server(_ text: String) throws(XFTPClientError) -> XFTPServerAddress {
+        guard let s = XFTPServerAddress(parsing: text) else { throw .io("bad server address in progress") }
+        return s
+    }
+
+    private func save<T: Encodable>(_ value: T, _ key: String) throws(XFTPClientError) {
+        do {
+            try progress.save(key, Array(JSONEncoder().encode(value)))
+        } catch {
+            throw .io("cannot save progress: \(error)")
+        }
+    }
+
+    static func key(_ raw: [UInt8]) throws(XFTPClientError) -> AnyPrivateKey {
+        do {
+            return try AnyPrivateKey(algorithm: .ed25519, rawRepresentation: raw)
+        } catch {
+            throw .io("bad key in progress")
+        }
+    }
+
+    // MARK: download
+
+    /// Downloads and decrypts the file of a recipient description into `directory`, under the
+    /// (sanitized) name its header carries; returns the path. Each chunk comes from its first
+    /// replica and is acknowledged (FACK) once the file is whole. Chunks already downloaded
+    /// under the same `transferId` are not fetched again.
+    public func download(_ description: FileDescription, to directory: String, transferId: String,
+                         acknowledge: Bool = true) async throws(XFTPClientError) -> String {
+        guard description.party == .recipient else { throw .io("not a recipient description") }
+        do {
+            try description.validate()
+        } catch {
+            throw .io("invalid description: \(error)")
+        }
+        if description.redirect != nil { throw .io("redirect descriptions are not supported yet") }
+        var done: Set<Int> = []
+        if let saved = progress.load("down-" + transferId), let s = try? JSONDecoder().decode(Set<Int>.self, from: Data(saved)) {
+            done = s
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .io("\(error)")
+        }
+        var paths: [String] = []
+        for chunk in description.chunks {
+            let path = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\(chunk.chunkNo)")
+            paths.append(path)
+            if done.contains(chunk.chunkNo), PosixFile.size(of: path) == Int64(chunk.chunkSize) { continue }
+            guard let replica = chunk.replicas.first else { throw .io("chunk \(chunk.chunkNo) has no replica") }
+            let session = try await pool.session(replica.server)
+            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
+                                            destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
+            done.insert(chunk.chunkNo)
+            try save(done, "down-" + transferId)
+        }
+        // The whole encrypted file must be the one described (SHA-512) before it is decrypted.
+        var hash = SHA512()
+        for p in paths {
+            guard let f = try? PosixFile(path: p, mode: .read) else { throw .io("chunk file missing") }
+            while let piece = try? f.read(max: 65536), !piece.isEmpty { hash.update(data: piece) }
+        }
+        guard Array(hash.finalize()) == description.digest else {
+            paths.forEach { PosixFile.remove($0) }
+            progress.remove("down-" + transferId)
+            throw .responseError(.digest)
+        }
+        let result: String
+        do {
+            result = try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: description.size, key: description.key,
+                                                nonce: description.nonce) { header in
+                Self.freePath(directory, header.safeFileName)
+            }.path
+        } catch {
+            throw .responseError(.crypto)
+        }
+        if acknowledge {
+            for chunk in description.chunks {
+                guard let replica = chunk.replicas.first else { continue }
+                let session = try await pool.session(replica.server)
+                try await session.ackChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId)
+            }
+        }
+        paths.forEach { PosixFile.remove($0) }
+        progress.remove("down-" + transferId)
+        return result
+    }
+
+    /// `name` in `directory`, with `_1`, `_2`... before the extension when it is taken.
+    static func freePath(_ directory: String, _ name: String) -> String {
+        let base = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
+        var candidate = (directory as NSString).appendingPathComponent(name)
+        var n = 1
+        while PosixFile.exists(candidate) {
+            candidate = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(base)_\(n)" : "\(base)_\(n).\(ext)")
+            n += 1
+        }
+        return candidate
+    }
+
+    // MARK: deletion
+
+    /// The sender deletes every chunk of its description (FDEL).
+    public func delete(_ sender: FileDescription) async throws(XFTPClientError) {
+        guard sender.party == .sender else { throw .io("not a sender description") }
+        for chunk in sender.chunks {
+            for r in chunk.replicas {
+                let session = try await pool.session(r.server)
+                try await session.deleteChunk(senderKey: r.replicaKey, senderId: r.replicaId)
+            }
+        }
+    }
+}
+
+/// The saved state of an upload: the encryption, and per chunk its keys, IDs and whether it is on the server.
+struct UploadState: Codable {
+    struct Chunk: Codable {
+        var chunkNo: Int
+        var offset: Int64
+        var size: UInt32
+        var digest: [UInt8]
+        var server: String
+        var senderKey: [UInt8]
+        var recipientKeys: [[UInt8]]
+        var senderId: [UInt8]?
+        var recipientIds: [[UInt8]]?
+        var uploaded = false
+    }
+
+    var encryptedPath: String
+    var size: Int64
+    var digest: [UInt8]
+    var key: [UInt8]
+    var nonce: [UInt8]
+    var chunks: [Chunk]
+
+    /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
+    func descriptions() throws(XFTPClientError) -> XFTPUploadResult {
+        let chunkSize = chunks.first?.size ?? 0
+        var sender: [FileChunk] = []
+        var rcps: [[FileChunk]] = Array(repeating: [], count: chunks.first?.recipientKeys.count ?? 0)
+        for c in chunks {
+            guard let sid = c.senderId, let rids = c.recipientIds else { throw .io("chunk \(c.chunkNo) not uploaded") }
+            var srv = try XFTPFileTransfer.server(c.server)
+            srv.basicAuth = nil
+            sender.append(FileChunk(chunkNo: c.chunkNo, chunkSize: c.size, digest: c.digest,
+                                    replicas: [FileChunkReplica(server: srv, replicaId: sid, replicaKey: try XFTPFileTransfer.key(c.senderKey))]))
+            for i in rcps.indices {
+                rcps[i].append(FileChunk(chunkNo: c.chunkNo, chunkSize: c.size, digest: c.digest,
+                                         replicas: [FileChunkReplica(server: srv, replicaId: rids[i], replicaKey: try XFTPFileTransfer.key(c.recipientKeys[i]))]))
+            }
+        }
+        func fd(_ party: FileParty, _ chunks: [FileChunk]) -> FileDescription {
+            FileDescription(party: party, size: size, digest: digest, key: key, nonce: nonce, chunkSize: chunkSize, chunks: chunks)
+        }
+        return XFTPUploadResult(sender: fd(.sender, sender), recipients: rcps.map { fd(.recipient, $0) })
+    }
+}
