@@ -186,6 +186,28 @@ final class XFTPChunkTests: XCTestCase {
         await srv.stop()
     }
 
+    /// A chunk body that stops arriving is TIMEOUT after the server's file timeout; the reserved
+    /// quota is released and the connection stays usable.
+    func testStalledUploadTimesOut() async throws {
+        let srv = try await XFTPTestServer(dir: dir) { $0.fileTimeout = 1 }
+        let c = try await srv.connect()
+        let ch = try chunk()
+        let sKey = AnyPrivateKey.generate(.ed25519)
+        let info = FileInfo(senderKey: sKey.publicKey, size: ch.size, digest: ch.digest)
+        let (sid, _) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [AnyPrivateKey.generate(.ed25519).publicKey], auth: nil)
+        // Half the chunk on disk: the client sends what it has and then stops without ending the stream.
+        let half = dir + "/half"
+        try Data(ch.bytes.prefix(Int(ch.size) / 2)).write(to: URL(fileURLWithPath: half))
+        await XFTPAssertThrows(.protocolError(.timeout)) {
+            try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: half, offset: 0, size: ch.size))
+        }
+        XCTAssertEqual(srv.core.store.usedStorage, 0)
+        try await c.ping()
+        try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        await c.close()
+        await srv.stop()
+    }
+
     static func responseError(_ c: XFTPClientSession, _ head: [UInt8]) throws -> XFTPErrorType? {
         do {
             _ = try c.decode(head)

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP2
 import SMPTransport
@@ -18,13 +19,18 @@ struct XFTPRequestHandler: Sendable {
         try? await stream.executeThenClose { inbound, outbound in
             let reader = HTTP2StreamReader(inbound)
             let writer = HTTP2StreamWriter(outbound)
-            _ = try await reader.readHeaders()
-            let head = try await reader.read(upTo: XFTPVersion.blockSize)
+            let timeout = Double(core.config.fileTimeout)
+            let deadline = Date().addingTimeInterval(timeout)
+            // The block must arrive within the file timeout too; a silent stream is dropped.
+            let head = try await withTimeLimit(timeout, error: HTTP2RequestBody.Timeout()) {
+                _ = try await reader.readHeaders()
+                return try await reader.read(upTo: XFTPVersion.blockSize)
+            }
             switch connection.alpn {
             case nil:
                 // No ALPN: version 1 without the handshake (and without session keys).
                 let session = XFTPServerSession(params: XFTPSessionParams(sessionId: connection.sessionId, version: XFTPVersion.initial), sessionKey: nil)
-                try await process(head, session: session, reader: reader, writer: writer)
+                try await process(head, session: session, reader: reader, writer: writer, deadline: deadline)
             case XFTPVersion.alpn?, XFTPTLS.http11ALPN?:
                 switch connection.handshake {
                 case .none:
@@ -34,7 +40,7 @@ struct XFTPRequestHandler: Sendable {
                 case .sent(let key):
                     try await clientHandshake(head, key: key, connection, writer)
                 case .accepted(let session):
-                    try await process(head, session: session, reader: reader, writer: writer)
+                    try await process(head, session: session, reader: reader, writer: writer, deadline: deadline)
                 }
             default:
                 try await writer.headers(HTTP2StreamWriter.ok, endStream: true)
@@ -90,8 +96,8 @@ struct XFTPRequestHandler: Sendable {
     }
 
     /// `processRequest` + `sendXFTPResponse`.
-    private func process(_ head: [UInt8], session: XFTPServerSession, reader: HTTP2StreamReader, writer: HTTP2StreamWriter) async throws {
-        let reply = await core.process(block: head, session: session, body: HTTP2RequestBody(reader: reader))
+    private func process(_ head: [UInt8], session: XFTPServerSession, reader: HTTP2StreamReader, writer: HTTP2StreamWriter, deadline: Date) async throws {
+        let reply = await core.process(block: head, session: session, body: HTTP2RequestBody(reader: reader, deadline: deadline))
         try await writer.headers(HTTP2StreamWriter.ok, endStream: false)
         guard var file = reply.file else {
             return try await writer.data(reply.block, endStream: true)
