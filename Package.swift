@@ -295,6 +295,7 @@ let package = Package(
             name: "XFTPClientTests",
             dependencies: [
                 "XFTPClient", "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport", "SimplexFoundation",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

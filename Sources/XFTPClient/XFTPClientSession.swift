@@ -41,9 +41,7 @@ public final class XFTPClientSession: Sendable {
         let hostName = host.description
         let port = server.port.isEmpty ? 443 : (Int(server.port) ?? 443)
         do {
-            return try await withTimeout(config.connectTimeout) {
-                try await open(server: server, host: hostName, port: port, config: config, group: group)
-            }
+            return try await open(server: server, host: hostName, port: port, config: config, group: group)
         } catch let e as XFTPClientError {
             throw e
         } catch {
@@ -51,8 +49,9 @@ public final class XFTPClientSession: Sendable {
         }
     }
 
-    private static func open(server: XFTPServerAddress, host: String, port: Int, config: XFTPClientConfig,
-                             group: any EventLoopGroup) async throws -> XFTPClientSession {
+    /// `runHandshake: false` stops after TLS and HTTP/2 (tests play a misbehaving client with it).
+    static func open(server: XFTPServerAddress, host: String, port: Int, config: XFTPClientConfig,
+                     group: any EventLoopGroup, runHandshake: Bool = true) async throws -> XFTPClientSession {
         let tls = try TLSContext(clientConfiguration: XFTPTLS.client)
         let keyHash = server.keyHash
         let loop = group.next()
@@ -61,6 +60,7 @@ public final class XFTPClientSession: Sendable {
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: loop)
+                .connectTimeout(.milliseconds(Int64(config.connectTimeout * 1000)))
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { ch in
                     ch.eventLoop.makeCompletedFuture {
@@ -76,6 +76,9 @@ public final class XFTPClientSession: Sendable {
             ready.fail(error)
             throw XFTPClientError.network("\(error)")
         }
+        // A server that never finishes TLS is cut off; closing fails the promise.
+        let cutOff = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(config.connectTimeout * 1000))) { channel.close(promise: nil) }
+        defer { cutOff.cancel() }
         let (info, mux): HTTP2ClientSetupHandler.Ready
         do {
             (info, mux) = try await ready.futureResult.get()
@@ -87,7 +90,7 @@ public final class XFTPClientSession: Sendable {
         let params0 = XFTPSessionParams(sessionId: info.tlsUnique, version: XFTPVersion.initial)
         let session0 = XFTPClientSession(server: server, params: params0, serverSessionKey: nil, config: config,
                                          channel: channel, multiplexer: mux, authority: authority)
-        guard info.alpn == XFTPVersion.alpn || info.alpn == XFTPTLS.http11ALPN else { return session0 }
+        guard runHandshake, info.alpn == XFTPVersion.alpn || info.alpn == XFTPTLS.http11ALPN else { return session0 }
         do {
             return try await session0.handshake(tls: info)
         } catch {

@@ -5,6 +5,10 @@ import XCTest
 @testable import XFTPClient
 import XFTPProtocol
 import XFTPServer
+import XFTPTransport
+import SMPTransport
+import NIOCore
+import NIOPosix
 
 /// Chunk commands between our client and our server over real TLS and HTTP/2 on loopback,
 /// with the reference's errors and the server staying usable after bad input.
@@ -204,6 +208,62 @@ final class XFTPChunkTests: XCTestCase {
         XCTAssertEqual(srv.core.store.usedStorage, 0)
         try await c.ping()
         try await c.uploadChunk(senderKey: sKey, senderId: sid, chunk: XFTPChunkSpec(path: ch.path, offset: 0, size: ch.size))
+        await c.close()
+        await srv.stop()
+    }
+
+    /// The XFTP handshake as the reference server runs it: a first request with a body is
+    /// HANDSHAKE; a client handshake with another key hash or version is HANDSHAKE (the padded
+    /// error alone); commands before the handshake are refused the same way.
+    func testHandshakeErrors() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let raw = try await XFTPClientSession.open(server: srv.address, host: "127.0.0.1", port: srv.port, config: XFTPClientConfig(),
+                                                   group: srv.group, runHandshake: false)
+        let handshakeError = try Padding.pad(XFTPErrorType.handshake.encoded, to: XFTPVersion.blockSize)
+        let ping = try XFTPTransmission.encode(raw.params, corrId: [], entityId: [], command: .ping)
+        let r1 = try await raw.exchange(body: ping, chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(r1, handshakeError)
+        let hello = try await raw.exchange(body: [], chunk: nil, timeout: 10) { head, _ in head }
+        let shs = try XFTPServerHandshake(decoding: Padding.unpad(hello))
+        XCTAssertEqual(shs.sessionId, raw.params.sessionId)
+        XCTAssertEqual(shs.versionRange, XFTPVersion.supported)
+        XCTAssertEqual(shs.certificateChain, srv.credentials.chain)
+        // After the hello the server expects the client handshake: a second empty hello is HANDSHAKE.
+        let hello2 = try await raw.exchange(body: [], chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(hello2, handshakeError)
+        for chs in [XFTPClientHandshake(version: 3, keyHash: SecureRandom.bytes(32)), XFTPClientHandshake(version: 9, keyHash: srv.credentials.keyHash)] {
+            let r = try await raw.exchange(body: try chs.block(), chunk: nil, timeout: 10) { head, _ in head }
+            XCTAssertEqual(r, handshakeError)
+        }
+        let ok = try await raw.exchange(body: try XFTPClientHandshake(version: 2, keyHash: srv.credentials.keyHash).block(), chunk: nil, timeout: 10) { head, _ in head }
+        XCTAssertEqual(ok, [])
+        // Accepted at version 2: a PING of this session gets PONG.
+        let p2 = XFTPSessionParams(sessionId: raw.params.sessionId, version: 2)
+        let pong = try await raw.exchange(body: try XFTPTransmission.encode(p2, corrId: [], entityId: [], command: .ping), chunk: nil, timeout: 10) { head, _ in head }
+        guard case .success(let t) = XFTPTransmission.decodeClient(pong, params: p2), case .success(.pong) = t.response else { return XCTFail("no PONG") }
+        await raw.close()
+        await srv.stop()
+    }
+
+    /// Bytes that are not HTTP/2 end that connection only.
+    func testGarbageConnection() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let tls = try TLSContext(clientConfiguration: XFTPTLS.client)
+        let closed = try await ClientBootstrap(group: srv.group)
+            .channelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(TLSHandler(context: tls, verifier: { _ in true })) }
+            }
+            .connect(host: "127.0.0.1", port: srv.port).get()
+        var junk = closed.allocator.buffer(capacity: 4096)
+        junk.writeBytes(SecureRandom.bytes(4096))
+        try await closed.writeAndFlush(junk)
+        let start = Date()
+        let cutOff = closed.eventLoop.scheduleTask(in: .seconds(10)) { closed.close(promise: nil) }
+        try? await closed.closeFuture.get()
+        cutOff.cancel()
+        XCTAssertLessThan(Date().timeIntervalSince(start), 9, "the server did not close the connection")
+        let c = try await srv.connect()
+        try await c.ping()
         await c.close()
         await srv.stop()
     }

@@ -31,8 +31,8 @@ final class XFTPConnection: Sendable {
 
     func set(_ h: Handshake) { state.withLockedValue { $0 = h } }
 
-    /// The session key of a sent handshake, or a new one recorded as sent (a repeated hello
-    /// gets the same key, as `processHello` looks it up again).
+    /// The session key of a sent handshake, or a new one recorded as sent (`processHello` looks
+    /// it up again; only web hellos, not built, can repeat it).
     func helloKey() -> X25519PrivateKey {
         state.withLockedValue { s in
             if case .sent(let k) = s { return k }

@@ -53,12 +53,9 @@ struct XFTPRequestHandler: Sendable {
     }
 
     private static func waitClosed(_ channel: any Channel, seconds: Int64) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await channel.closeFuture.get() }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
-            await group.next()
-            group.cancelAll()
-        }
+        let cutOff = channel.eventLoop.scheduleTask(in: .seconds(seconds)) { channel.close(promise: nil) }
+        try? await channel.closeFuture.get()
+        cutOff.cancel()
     }
 
     /// `processHello`: the server handshake with a signed session key.

@@ -134,10 +134,22 @@ final class HTTP2AfterTLSHandler: ChannelInboundHandler, RemovableChannelHandler
                         onStream(s, connection)
                     }
                 }
+                // Connection-level HTTP/2 errors (a bad preface, a protocol violation) reach the end
+                // of the pipeline: the handler has sent GOAWAY, the connection is closed.
+                try context.pipeline.syncOperations.addHandler(CloseOnErrorHandler())
             } catch {
                 context.close(promise: nil)
             }
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Closes the connection on any error that reaches the end of the pipeline.
+final class CloseOnErrorHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 }
