@@ -16,4 +16,6 @@ public enum XFTPClientError: Error, Sendable, Equatable {
     case network(String)
     /// A local file could not be read or written (`PCEIOError`).
     case io(String)
+    /// A redirect description led to something else than it promised (the agent's `FILE (REDIRECT e)`).
+    case redirect(String)
 }

@@ -33,13 +33,39 @@ public struct XFTPFileTransfer: Sendable {
     /// the same ID after a failure re-uses the encrypted file and skips chunks already uploaded.
     public func upload(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
                        transferId: String) async throws(XFTPClientError) -> XFTPUploadResult {
+        try await upload(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
+                         transferId: transferId, redirect: nil)
+    }
+
+    /// `xftpSendDescription`: uploads a recipient description that is too long to send as a file
+    /// of its own (`direct.yaml`, one chunk); the recipients get short descriptions whose
+    /// `redirect` names the size and digest of the file the uploaded description describes.
+    public func uploadRedirect(for description: FileDescription, servers: [XFTPServerAddress], recipientCount: Int,
+                               transferId: String) async throws(XFTPClientError) -> XFTPUploadResult {
+        guard description.party == .recipient else { throw .io("not a recipient description") }
+        let folder = (workDirectory as NSString).appendingPathComponent("redirect-\(transferId)")
+        let yamlPath = (folder as NSString).appendingPathComponent("direct.yaml")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data(description.yaml.utf8).write(to: URL(fileURLWithPath: yamlPath))
+        } catch {
+            throw .io("\(error)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        return try await upload(sourcePath: yamlPath, fileName: "direct.yaml", servers: servers, recipientCount: recipientCount,
+                                transferId: transferId, redirect: RedirectFileInfo(size: description.size, digest: description.digest))
+    }
+
+    private func upload(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
+                        transferId: String, redirect: RedirectFileInfo?) async throws(XFTPClientError) -> XFTPUploadResult {
         guard !servers.isEmpty, recipientCount > 0 else { throw .io("no servers or no recipients") }
         var state: UploadState
         if let saved = progress.load("up-" + transferId), let s = try? JSONDecoder().decode(UploadState.self, from: Data(saved)),
            PosixFile.exists(s.encryptedPath) {
             state = s
         } else {
-            state = try prepare(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount, transferId: transferId)
+            state = try prepare(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
+                                transferId: transferId, redirect: redirect)
             try save(state, "up-" + transferId)
         }
         for i in state.chunks.indices where !state.chunks[i].uploaded {
@@ -58,13 +84,15 @@ public struct XFTPFileTransfer: Sendable {
     }
 
     private func prepare(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
-                         transferId: String) throws(XFTPClientError) -> UploadState {
+                         transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
         let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
         let encPath = (workDirectory as NSString).appendingPathComponent("up-\(transferId).enc")
         let enc: FileEncryption.EncryptedFile
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
-            enc = try FileEncryption.encrypt(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath)
+            // A redirect is one chunk (`singleChunkSize`).
+            enc = try FileEncryption.encrypt(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
+                                             singleChunk: redirect != nil)
         } catch {
             throw .io("\(error)")
         }
@@ -74,7 +102,8 @@ public struct XFTPFileTransfer: Sendable {
                 senderKey: AnyPrivateKey.generate(.ed25519).rawRepresentation,
                 recipientKeys: (0..<recipientCount).map { _ in AnyPrivateKey.generate(.ed25519).rawRepresentation })
         }
-        return UploadState(encryptedPath: encPath, size: enc.encryptedSize, digest: enc.digest, key: key, nonce: nonce, chunks: chunks)
+        return UploadState(encryptedPath: encPath, size: enc.encryptedSize, digest: enc.digest, key: key, nonce: nonce, chunks: chunks,
+                           redirectSize: redirect?.size, redirectDigest: redirect?.digest)
     }
 
     /// FNEW: the chunk's IDs, saved before any byte is sent so a retry does not orphan it.
@@ -133,7 +162,9 @@ public struct XFTPFileTransfer: Sendable {
         } catch {
             throw .io("invalid description: \(error)")
         }
-        if description.redirect != nil { throw .io("redirect descriptions are not supported yet") }
+        if let redirect = description.redirect {
+            return try await downloadRedirect(description, redirect, to: directory, transferId: transferId, acknowledge: acknowledge)
+        }
         var done: Set<Int> = []
         if let saved = progress.load("down-" + transferId), let s = try? JSONDecoder().decode(Set<Int>.self, from: Data(saved)) {
             done = s
@@ -187,6 +218,30 @@ public struct XFTPFileTransfer: Sendable {
         return result
     }
 
+    /// The redirect's file is the real description: it must parse as a recipient description of
+    /// exactly the size and digest the redirect named (`REDIRECT "size mismatch"`...), then that file
+    /// is downloaded.
+    private func downloadRedirect(_ outer: FileDescription, _ redirect: RedirectFileInfo, to directory: String, transferId: String,
+                                  acknowledge: Bool) async throws(XFTPClientError) -> String {
+        var plain = outer
+        plain.redirect = nil
+        let folder = (workDirectory as NSString).appendingPathComponent("redirect-in-\(transferId)")
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .io("\(error)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let yamlPath = try await download(plain, to: folder, transferId: transferId + "-redirect", acknowledge: acknowledge)
+        guard let data = FileManager.default.contents(atPath: yamlPath), let text = String(data: data, encoding: .utf8),
+              let next = try? FileDescription(yaml: text), next.party == .recipient
+        else { throw .redirect("decode error") }
+        guard next.size == redirect.size else { throw .redirect("size mismatch") }
+        guard next.digest == redirect.digest else { throw .redirect("digest mismatch") }
+        guard next.redirect == nil else { throw .redirect("redirect to a redirect") }
+        return try await download(next, to: directory, transferId: transferId, acknowledge: acknowledge)
+    }
+
     /// `name` in `directory`, with `_1`, `_2`... before the extension when it is taken.
     static func freePath(_ directory: String, _ name: String) -> String {
         let base = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
@@ -234,6 +289,9 @@ struct UploadState: Codable {
     var key: [UInt8]
     var nonce: [UInt8]
     var chunks: [Chunk]
+    /// Size and digest of the file a redirect's description describes (nil for an ordinary file).
+    var redirectSize: Int64?
+    var redirectDigest: [UInt8]?
 
     /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
     func descriptions() throws(XFTPClientError) -> XFTPUploadResult {
@@ -251,8 +309,11 @@ struct UploadState: Codable {
                                          replicas: [FileChunkReplica(server: srv, replicaId: rids[i], replicaKey: try XFTPFileTransfer.key(c.recipientKeys[i]))]))
             }
         }
+        let redirect = redirectSize.flatMap { s in redirectDigest.map { RedirectFileInfo(size: s, digest: $0) } }
         func fd(_ party: FileParty, _ chunks: [FileChunk]) -> FileDescription {
-            FileDescription(party: party, size: size, digest: digest, key: key, nonce: nonce, chunkSize: chunkSize, chunks: chunks)
+            // Only recipients follow a redirect (`sndFileToDescrs`).
+            FileDescription(party: party, size: size, digest: digest, key: key, nonce: nonce, chunkSize: chunkSize, chunks: chunks,
+                            redirect: party == .recipient ? redirect : nil)
         }
         return XFTPUploadResult(sender: fd(.sender, sender), recipients: rcps.map { fd(.recipient, $0) })
     }

@@ -104,6 +104,34 @@ final class XFTPFileTransferTests: XCTestCase {
         await b.stop()
     }
 
+    /// A recipient description sent by redirect: the description is uploaded as `direct.yaml` in one
+    /// chunk, the short description leads to it, and the real file is downloaded after the checks.
+    func testRedirectDescription() async throws {
+        let a = try await XFTPTestServer(dir: dir + "/a")
+        let src = dir + "/big.bin"
+        try writeRandom(src, 700_000)
+        let up = try transfer(a, "up")
+        let direct = try await up.upload(sourcePath: src, fileName: "big.bin", servers: [a.address], recipientCount: 1, transferId: "f")
+        let redirected = try await up.uploadRedirect(for: direct.recipients[0], servers: [a.address], recipientCount: 1, transferId: "r")
+        let short = redirected.recipients[0]
+        XCTAssertEqual(short.redirect, RedirectFileInfo(size: direct.recipients[0].size, digest: direct.recipients[0].digest))
+        XCTAssertNil(redirected.sender.redirect)
+        XCTAssertEqual(short.chunks.count, 1)
+        let parsed = try FileDescription(yaml: short.yaml)
+        XCTAssertEqual(parsed, short)
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let path = try await transfer(a, "down").download(parsed, to: out, transferId: "d")
+        XCTAssertEqual(try sha(path), try sha(src))
+        XCTAssertEqual((path as NSString).lastPathComponent, "big.bin")
+
+        // A redirect whose promise does not match the uploaded description is refused.
+        var lying = try await up.uploadRedirect(for: direct.recipients[0], servers: [a.address], recipientCount: 1, transferId: "r2").recipients[0]
+        lying.redirect?.size += 1
+        await XFTPAssertThrows(.redirect("size mismatch")) { _ = try await self.transfer(a, "down2").download(lying, to: out, transferId: "d2") }
+        await a.stop()
+    }
+
     /// A description whose chunk was swapped for another (right digest for the chunk, wrong file) is refused.
     func testTamperedDescriptionIsRefused() async throws {
         let a = try await XFTPTestServer(dir: dir + "/a")
