@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "smp-bench", targets: ["SMPBenchmark"]),
         .executable(name: "agent-bench", targets: ["AgentBenchmark"]),
         .executable(name: "chat-bench", targets: ["ChatBenchmark"]),
+        .executable(name: "xftp-bench", targets: ["XFTPBenchmark"]),
         .executable(name: "simplex-vectors", targets: ["simplex-vectors"]),
         .executable(name: "xftp-server", targets: ["xftp-server"]),
         .library(name: "XFTPClient", targets: ["XFTPClient"]),
@@ -189,6 +190,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/ChatBenchmark"
+        ),
+        .executableTarget(
+            name: "XFTPBenchmark",
+            dependencies: [
+                "XFTPClient", "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport", "SimplexFoundation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/XFTPBenchmark"
         ),
         // Checks of the reference vectors (../shared/refvectors) against our implementation.
         .target(
