@@ -47,6 +47,7 @@ struct XFTPBenchmark: AsyncParsableCommand {
         let t2 = Date()
         guard PosixFile.size(of: out) == Int64(size) else { throw ValidationError("downloaded file has the wrong size") }
         await server.shutdown()
+        let xftpPeak = peakRSS()
 
         // Plain TLS: the same bytes up, then back.
         let tlsTime = try await plainTLS(bytes: size, credentials: credentials, group: group)
@@ -58,7 +59,7 @@ struct XFTPBenchmark: AsyncParsableCommand {
                      t1.timeIntervalSince(t0), t2.timeIntervalSince(t1), xftpTime, Double(sizeMB) * 2 / xftpTime))
         print(String(format: "plain TLS both ways: %.2f s", tlsTime))
         print(String(format: "ratio xftp/tls: %.2f", xftpTime / tlsTime))
-        print("peak RSS: \(peakRSS()) kB")
+        print("peak RSS after XFTP: \(xftpPeak) kB, after both: \(peakRSS()) kB")
     }
 
     func writeFile(_ path: String, size: Int) throws {
