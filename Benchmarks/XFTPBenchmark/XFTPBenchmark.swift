@@ -141,7 +141,8 @@ final class EchoAfter: ChannelInboundHandler {
         buf.writeRepeatingByte(7, count: n)
         let loop = context.eventLoop
         let ctx = NIOLoopBound(context, eventLoop: loop)
-        context.writeAndFlush(wrapOutboundOut(buf)).whenSuccess { [self] in sendBack(context: ctx.value, left: left - n) }
+        let me = NIOLoopBound(self, eventLoop: loop)
+        context.writeAndFlush(wrapOutboundOut(buf)).whenSuccess { me.value.sendBack(context: ctx.value, left: left - n) }
     }
 }
 

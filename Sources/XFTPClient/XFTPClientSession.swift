@@ -148,7 +148,7 @@ public final class XFTPClientSession: Sendable {
                 // The body goes out while the answer is awaited: a server may answer (an error)
                 // before it has read a whole chunk.
                 // Once the answer is in, a body still being sent is abandoned (cancelled).
-                async let sent: Void = Self.send(writer, headers: headers, body: body, chunk: chunk)
+                async let _ = Self.send(writer, headers: headers, body: body, chunk: chunk)
                 _ = try await reader.readHeaders()
                 let head = try await reader.read(upTo: XFTPVersion.blockSize)
                 return try await handle(head, reader)
