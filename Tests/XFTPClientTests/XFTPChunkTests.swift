@@ -268,6 +268,28 @@ final class XFTPChunkTests: XCTestCase {
         await srv.stop()
     }
 
+    /// `[INACTIVE_CLIENTS] disconnect = on`: a connection without requests for the TTL is closed.
+    func testInactiveClientDisconnected() async throws {
+        let srv = try await XFTPTestServer(dir: dir) {
+            $0.disconnectInactiveClients = true
+            $0.inactiveClientTTL = 1
+            $0.inactiveClientCheckInterval = 1
+        }
+        let c = try await srv.connect()
+        try await c.ping()
+        var waited = 0
+        while c.isActive, waited < 100 {
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        XCTAssertFalse(c.isActive)
+        // New connections are still served.
+        let c2 = try await srv.connect()
+        try await c2.ping()
+        await c2.close()
+        await srv.stop()
+    }
+
     static func responseError(_ c: XFTPClientSession, _ head: [UInt8]) throws -> XFTPErrorType? {
         do {
             _ = try c.decode(head)

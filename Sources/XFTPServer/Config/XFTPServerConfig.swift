@@ -36,6 +36,11 @@ public struct XFTPServerConfig: Sendable, Equatable {
     public var fileTimeout: Int64 = 300
     /// fsync chunk files and the store log before answering (survives power loss, not only kill -9).
     public var fsync = false
+    /// `[INACTIVE_CLIENTS] disconnect`: close connections without a request for `inactiveClientTTL`
+    /// seconds, checked every `inactiveClientCheckInterval` (off by default, as the reference).
+    public var disconnectInactiveClients = false
+    public var inactiveClientTTL: Int64 = 21600
+    public var inactiveClientCheckInterval: Int64 = 3600
 
     public init() {}
 
@@ -101,6 +106,15 @@ public struct XFTPServerConfig: Sendable, Equatable {
             guard let q = FileSizeText.decode(value) else { throw .badValue(key: key, value: value) }
             fileSizeQuota = q
         case ("FILES", "fsync"): fsync = try onOff()
+        case ("INACTIVE_CLIENTS", "disconnect"): disconnectInactiveClients = try onOff()
+        case ("INACTIVE_CLIENTS", "ttl"):
+            let v = try int()
+            guard v > 0 else { throw .badValue(key: key, value: value) }
+            inactiveClientTTL = v
+        case ("INACTIVE_CLIENTS", "check_interval"):
+            let v = try int()
+            guard v > 0 else { throw .badValue(key: key, value: value) }
+            inactiveClientCheckInterval = v
         default: break
         }
     }
@@ -139,6 +153,12 @@ public struct XFTPServerConfig: Sendable, Equatable {
         path = \(filesPath)
         \(fileSizeQuota.map { "storage_quota = \(FileSizeText.encode($0))" } ?? "# storage_quota = 10gb")
         # fsync = off
+
+        [INACTIVE_CLIENTS]
+        # TTL and interval to check inactive clients
+        disconnect = \(disconnectInactiveClients ? "on" : "off")
+        # ttl = \(inactiveClientTTL)
+        # check_interval = \(inactiveClientCheckInterval)
 
         """
     }

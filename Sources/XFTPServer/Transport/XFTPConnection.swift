@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import SimplexFoundation
 import XFTPProtocol
@@ -19,6 +20,11 @@ final class XFTPConnection: Sendable {
     /// The negotiated ALPN name, nil when the client offered none.
     let alpn: String?
     private let state = NIOLockedValueBox(Handshake.none)
+    /// When the last request started (seconds), for `[INACTIVE_CLIENTS]`.
+    private let activeAt = NIOLockedValueBox(Int64(Date().timeIntervalSince1970))
+
+    func touch() { activeAt.withLockedValue { $0 = Int64(Date().timeIntervalSince1970) } }
+    var lastActive: Int64 { activeAt.withLockedValue { $0 } }
 
     init(sessionId: [UInt8], alpn: String?) {
         self.sessionId = sessionId

@@ -16,6 +16,7 @@ struct XFTPRequestHandler: Sendable {
     let versions: ClosedRange<UInt16>
 
     func serve(_ stream: HTTP2StreamChannel, connection: XFTPConnection) async {
+        connection.touch()
         try? await stream.executeThenClose { inbound, outbound in
             let reader = HTTP2StreamReader(inbound)
             let writer = HTTP2StreamWriter(outbound)

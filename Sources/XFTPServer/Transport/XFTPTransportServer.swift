@@ -48,6 +48,8 @@ public final class XFTPTransportServer: Sendable {
         let handler = XFTPRequestHandler(core: core, credentials: credentials, versions: configuration.versions)
         let connections = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
         let window = configuration.streamWindow
+        let inactive = core.config.disconnectInactiveClients
+            ? (ttl: core.config.inactiveClientTTL, interval: core.config.inactiveClientCheckInterval) : nil
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -58,7 +60,7 @@ public final class XFTPTransportServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(TLSHandler(context: tls))
-                    try sync.addHandler(HTTP2AfterTLSHandler(mode: .server, window: window) { stream, connection in
+                    try sync.addHandler(HTTP2AfterTLSHandler(mode: .server, window: window, inactive: inactive) { stream, connection in
                         Task { await handler.serve(stream, connection: connection) }
                     })
                 }
@@ -106,16 +108,32 @@ final class HTTP2AfterTLSHandler: ChannelInboundHandler, RemovableChannelHandler
     private let mode: NIOHTTP2Handler.ParserMode
     private let window: Int
     private let onStream: @Sendable (HTTP2StreamChannel, XFTPConnection) -> Void
+    private let inactive: (ttl: Int64, interval: Int64)?
 
-    init(mode: NIOHTTP2Handler.ParserMode, window: Int, onStream: @escaping @Sendable (HTTP2StreamChannel, XFTPConnection) -> Void) {
+    init(mode: NIOHTTP2Handler.ParserMode, window: Int, inactive: (ttl: Int64, interval: Int64)?,
+         onStream: @escaping @Sendable (HTTP2StreamChannel, XFTPConnection) -> Void) {
         self.mode = mode
         self.window = window
+        self.inactive = inactive
         self.onStream = onStream
+    }
+
+    /// `expireInactiveClient`: every interval, a connection without a request for `ttl` is closed.
+    private func expireInactive(_ channel: any Channel, _ connection: XFTPConnection) {
+        guard let (ttl, interval) = inactive else { return }
+        let task = channel.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(interval), delay: .seconds(interval)) { task in
+            if connection.lastActive < Int64(Date().timeIntervalSince1970) - ttl {
+                task.cancel()
+                channel.close(promise: nil)
+            }
+        }
+        channel.closeFuture.whenComplete { _ in task.cancel() }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let done = event as? TLSHandshakeCompleted {
             let connection = XFTPConnection(sessionId: done.tlsUnique, alpn: done.alpn)
+            expireInactive(context.channel, connection)
             let onStream = onStream
             do {
                 var conn = NIOHTTP2Handler.ConnectionConfiguration()
