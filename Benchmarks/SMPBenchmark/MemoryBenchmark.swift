@@ -95,6 +95,68 @@ enum MemoryBenchmark {
                       createSeconds: createSeconds, storeLogBytes: logSize)
     }
 
+    struct ClientsResult {
+        let clients: Int
+        let failures: Int
+        let rssStart: Int
+        let rssConnected: Int
+        let connectSeconds: Double
+        var bytesPerClient: Double { Double(rssConnected - rssStart) / Double(max(1, clients - failures)) }
+    }
+
+    /// Memory per connected client: `clients` separate TLS connections, each creating one queue
+    /// with SUB (the state a subscribed client keeps on the relay), the child's RSS read before
+    /// and after.
+    static func runClients(clients n: Int, inFlight: Int, serverBinary: String, group: any EventLoopGroup) async throws -> ClientsResult {
+        guard FileManager.default.isExecutableFile(atPath: serverBinary) else {
+            throw BenchError("no smp-server at \(serverBinary); build it first: swift build -c release --scratch-path .build-release --product smp-server")
+        }
+        let dir = try temporaryDirectory("smp-bench-clients")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let initProcess = Process()
+        initProcess.executableURL = URL(fileURLWithPath: serverBinary)
+        initProcess.arguments = ["init", "--data", dir, "--host", "127.0.0.1"]
+        initProcess.standardOutput = FileHandle.nullDevice
+        try initProcess.run()
+        initProcess.waitUntilExit()
+        guard initProcess.terminationStatus == 0 else { throw BenchError("smp-server init failed (\(initProcess.terminationStatus))") }
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: serverBinary)
+        relay.arguments = ["start", "--data", dir, "--port", "0"]
+        let stdout = Pipe()
+        relay.standardOutput = stdout
+        relay.standardError = FileHandle.nullDevice
+        try relay.run()
+        defer {
+            if relay.isRunning {
+                relay.terminate()
+                relay.waitUntilExit()
+            }
+        }
+        let address = try await readServerAddress(stdout.fileHandleForReading)
+        let pid = relay.processIdentifier
+        await sleep(seconds: 0.5)
+        let rssStart = try residentBytes(pid: pid, field: "VmRSS")
+        var clientConfig = SMPClientConfig()
+        clientConfig.commandTimeout = 120
+        clientConfig.pingInterval = 0
+        let config = clientConfig
+        let connected = ClientList()
+        let t0 = nowNanos()
+        let failures = await boundedConcurrency(count: n, width: inFlight) { _ in
+            let c = SMPClient(server: address, config: config, group: group)
+            _ = try await c.createQueue(recipientKey: try PrivateAuthKey.generate(.ed25519), dhKey: X25519PrivateKey(), subscribe: true)
+            connected.append(c)
+        }
+        let connectSeconds = Double(nowNanos() - t0) / 1e9
+        await sleep(seconds: 1)
+        let rssConnected = try residentBytes(pid: pid, field: "VmRSS")
+        for c in connected.all { await c.close() }
+        relay.terminate()
+        relay.waitUntilExit()
+        return ClientsResult(clients: n, failures: failures, rssStart: rssStart, rssConnected: rssConnected, connectSeconds: connectSeconds)
+    }
+
     /// A field of /proc/<pid>/status ("VmRSS", "RssAnon"...) in bytes.
     static func residentBytes(pid: Int32, field: String) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
@@ -128,4 +190,12 @@ enum MemoryBenchmark {
         }
         return try SMPServerAddress(parsing: line.trimmingCharacters(in: .whitespaces))
     }
+}
+
+/// The benchmark's connected clients, kept open until the relay's memory is read.
+final class ClientList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [SMPClient] = []
+    func append(_ c: SMPClient) { lock.lock(); items.append(c); lock.unlock() }
+    var all: [SMPClient] { lock.lock(); defer { lock.unlock() }; return items }
 }

@@ -51,6 +51,9 @@ struct SMPBench: AsyncParsableCommand {
     @Option(help: "NEW commands in flight while creating the idle queues.")
     var memoryInFlight = 256
 
+    @Option(help: "Connected clients for the memory-per-client figure (default 10000, quick 1000); 0 skips it.")
+    var memoryClients: Int?
+
     @Option(help: "Path of the smp-server executable (default: next to smp-bench).")
     var serverBinary: String?
 
@@ -148,6 +151,17 @@ struct SMPBench: AsyncParsableCommand {
             print("   store log: \(kib(m.storeLogBytes)) (\(format(Double(m.storeLogBytes) / Double(max(1, created)))) bytes per queue, on disk)")
             let per = m.bytesPerQueue
             print("   per idle queue: \(format(per)) bytes of VmRSS (RssAnon: \(format(m.anonBytesPerQueue)) bytes); target <= 1024 bytes: \(per <= 1024 ? "met" : "MISSED")")
+            let clients = memoryClients ?? (quick ? 1_000 : 10_000)
+            if clients > 0 {
+                let c = try await MemoryBenchmark.runClients(clients: clients, inFlight: 64, serverBinary: bin, group: group)
+                print("")
+                print("d. Memory per connected client: smp-server child process, \(clients) TLS connections, each with one subscribed queue")
+                print("   connected \(clients - c.failures) in \(format(c.connectSeconds, 1)) s, \(c.failures) failed;"
+                      + " VmRSS after start \(kib(c.rssStart)), all connected \(kib(c.rssConnected))")
+                let per = c.bytesPerClient
+                print("   per client: \(format(per)) bytes of VmRSS; target <= 16384 bytes: \(per <= 16384 ? "met" : "MISSED")"
+                      + " (simplexmq's relay: about 100-130 KB of heap per client, as the issue cites)")
+            }
         }
     }
 

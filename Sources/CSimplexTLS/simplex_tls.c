@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <openssl/bio.h>
+#include <openssl/buffer.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -130,6 +131,8 @@ sxtls_ctx *sxtls_ctx_new(int server, int min_version, int max_version, const cha
                                  SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_num_tickets(ctx, 0);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    /* An idle connection keeps no 16 KB record buffers (thousands of clients per relay). */
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
     if (server) {
         if (alpn_len > 0) {
             c->alpn = malloc(alpn_len);
@@ -250,6 +253,23 @@ int sxtls_conn_handshake(sxtls_conn *c) {
 }
 
 size_t sxtls_conn_pending(sxtls_conn *c) { return BIO_ctrl_pending(c->wbio); }
+
+/* A memory BIO keeps the largest buffer it ever held; an emptied one that grew past a few KB
+   is replaced by a fresh one, so an idle connection holds no 16 KB copies of its last block. */
+static BIO *fresh_if_grown(BIO *b) {
+    BUF_MEM *bm = NULL;
+    if (BIO_ctrl_pending(b) != 0) return NULL;
+    BIO_get_mem_ptr(b, &bm);
+    if (bm == NULL || bm->max <= 4096) return NULL;
+    return BIO_new(BIO_s_mem());
+}
+
+void sxtls_conn_compact(sxtls_conn *c) {
+    BIO *r = fresh_if_grown(c->rbio);
+    if (r) { SSL_set0_rbio(c->ssl, r); c->rbio = r; } /* frees the old one */
+    BIO *w = fresh_if_grown(c->wbio);
+    if (w) { SSL_set0_wbio(c->ssl, w); c->wbio = w; }
+}
 
 int sxtls_conn_drain(sxtls_conn *c, uint8_t *buf, size_t len) {
     int r = BIO_read(c->wbio, buf, (int)len);

@@ -36,32 +36,16 @@ public func chat_parse_server(_ str: CStr) -> CStrOut {
     Lib.cString((try? ChatJSON.string(parseServer(Lib.string(str) ?? ""))) ?? #"{"parseError":"encoding"}"#)
 }
 
-/// Parses `smp://` and `xftp://` addresses, with an optional `:password` after the key hash.
+/// Parses `smp://`, `ntf://` and `xftp://` addresses with an optional `:password` after the key
+/// hash, as simplex-chat's `chatParseServer` (`AProtoServerWithAuth`), through the one parser of
+/// server addresses the agent uses.
 func parseServer(_ s: String) -> ParsedServerAddress {
-    let proto: String
-    var rest: Substring
-    if s.hasPrefix("smp://") {
-        proto = "smp"
-        rest = s.dropFirst(6)
-    } else if s.hasPrefix("xftp://") {
-        proto = "xftp"
-        rest = s.dropFirst(7)
-    } else {
-        return ParsedServerAddress(serverAddress: nil, parseError: "bad server address: unknown scheme")
-    }
-    var auth = ""
-    if let at = rest.firstIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-        auth = String(rest[rest.index(after: colon)..<at])
-        rest = rest[..<colon] + rest[at...]
-        guard !auth.isEmpty, auth.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-            return ParsedServerAddress(serverAddress: nil, parseError: "bad server address: bad password")
-        }
-    }
     do {
-        let a = try SMPServerAddress(parsing: "smp://" + rest)
+        let a = try ProtocolServerAddress(parsing: s)
         return ParsedServerAddress(
-            serverAddress: .init(serverProtocol: proto, hostnames: a.hosts, port: a.port.map(String.init) ?? "",
-                                 keyHash: Base64URL.encode(a.keyHash), basicAuth: auth),
+            serverAddress: .init(serverProtocol: a.scheme.rawValue, hostnames: a.address.hosts,
+                                 port: a.address.port.map(String.init) ?? "",
+                                 keyHash: Base64URL.encode(a.address.keyHash), basicAuth: a.basicAuth ?? ""),
             parseError: "")
     } catch {
         return ParsedServerAddress(serverAddress: nil, parseError: "bad server address: \(error)")

@@ -127,6 +127,12 @@ def test_utilities(server):
     r = json.loads(take(lib.chat_parse_server(b(f"xftp://{kh}:secret@a.example,b.example:443"))))
     assert r["serverAddress"] == {"serverProtocol": "xftp", "hostnames": ["a.example", "b.example"], "port": "443",
                                   "keyHash": kh, "basicAuth": "secret"}, r
+    # ntf:// parses as every protocol server does (AProtoServerWithAuth); an unknown scheme does not.
+    r = json.loads(take(lib.chat_parse_server(b(f"ntf://{kh}@ntf.example"))))
+    assert r["serverAddress"] == {"serverProtocol": "ntf", "hostnames": ["ntf.example"], "port": "",
+                                  "keyHash": kh, "basicAuth": ""}, r
+    r = json.loads(take(lib.chat_parse_server(b(f"http://{kh}@ntf.example"))))
+    assert "serverAddress" not in r and r["parseError"], r
     # Mobile.hs chatPasswordHash: base64url(sha512(pwd ++ base64url-decode(salt))).
     salt = base64.urlsafe_b64encode(b"0123456789abcdef").decode()
     expected = base64.urlsafe_b64encode(hashlib.sha512(b"secret" + b"0123456789abcdef").digest()).decode()

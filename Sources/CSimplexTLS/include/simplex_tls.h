@@ -36,6 +36,8 @@ int sxtls_conn_handshake(sxtls_conn *c);
 /* Ciphertext waiting to be sent, and taking it. */
 size_t sxtls_conn_pending(sxtls_conn *c);
 int sxtls_conn_drain(sxtls_conn *c, uint8_t *buf, size_t len);
+/* Frees grown, empty BIO buffers (call when all input was read and all output drained). */
+void sxtls_conn_compact(sxtls_conn *c);
 /* Plaintext: >0 bytes read, 0 needs more input, -1 error, -2 peer sent close_notify. */
 int sxtls_conn_read(sxtls_conn *c, uint8_t *buf, size_t len);
 /* Plaintext out: bytes written (all of them) or -1. */

@@ -158,6 +158,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         // SSL_read may have produced records to send (TLS 1.3 post-handshake messages).
         flushCiphertext(context: context, promise: nil)
+        sxtls_conn_compact(conn)
     }
 
     /// Plaintext is held until flush and then encrypted in one go, so one flush makes one
@@ -217,6 +218,7 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if flush { context.writeAndFlush(wrapOutboundOut(out), promise: promise) }
         else { context.write(wrapOutboundOut(out), promise: promise) }
+        sxtls_conn_compact(conn)
     }
 
     public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
