@@ -264,6 +264,13 @@ final class XFTPServerCoreTests: XCTestCase {
         XCTAssertEqual(back, c)
         XCTAssertThrowsError(try XFTPServerConfig(ini: "[FILES]\nstorage_quota = lots\n"))
         XCTAssertThrowsError(try XFTPServerConfig(ini: "[AUTH]\ncreate_password = a@b\n"))
+        // [INACTIVE_CLIENTS]: off by default (the reference's), values kept when on.
+        XCTAssertFalse(back.disconnectInactiveClients)
+        c.disconnectInactiveClients = true
+        c.inactiveClientTTL = 600
+        c.inactiveClientCheckInterval = 60
+        XCTAssertEqual(try XFTPServerConfig(ini: c.ini), c)
+        XCTAssertThrowsError(try XFTPServerConfig(ini: "[INACTIVE_CLIENTS]\nttl = 0\n"))
     }
 }
 

@@ -157,8 +157,8 @@ public struct XFTPServerConfig: Sendable, Equatable {
         [INACTIVE_CLIENTS]
         # TTL and interval to check inactive clients
         disconnect = \(disconnectInactiveClients ? "on" : "off")
-        # ttl = \(inactiveClientTTL)
-        # check_interval = \(inactiveClientCheckInterval)
+        \(disconnectInactiveClients ? "" : "# ")ttl = \(inactiveClientTTL)
+        \(disconnectInactiveClients ? "" : "# ")check_interval = \(inactiveClientCheckInterval)
 
         """
     }
