@@ -45,7 +45,7 @@ extension ChatController {
         }
         let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
             let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id"), arguments: [contactId])
-            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r) })
+            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let contact else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items))
@@ -140,7 +140,7 @@ extension ChatController {
         }
         let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
             let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? ORDER BY chat_item_id"), arguments: [groupId])
-            return (try Self.groupInfo(db, groupId), try rows.map { r in try Self.chatItem(db, r) })
+            return (try Self.groupInfo(db, groupId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))
