@@ -21,7 +21,7 @@ struct ChatBench: AsyncParsableCommand {
     var items = 1_000_000
     @Flag(help: "Short run (smoke test).")
     var quick = false
-    @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written on its own, as before issue 14).")
+    @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written as it arrives in a transaction of its own, as before issue 14).")
     var statusDelay = ChatController.Config().deferredStatusDelay
 
     mutating func run() async throws {

@@ -466,7 +466,7 @@ extension ChatController {
         // overwrite "delivered" (checked in the same statement).
         let statusJSON = try json(status)
         let changed: [Int64]
-        if Self.isSent(status) {
+        if Self.isSent(status) && config.deferredStatusDelay > 0 {
             // "Sent" is deferred to the next write (the receipt's, usually; at most
             // `config.deferredStatusDelay` later): a sent message costs two writes (issue 14).
             // An item already delivered keeps that status, as the deferred write does.
@@ -475,7 +475,7 @@ extension ChatController {
             scheduleDeferredFlush()
         } else {
             changed = try store.write { db -> [Int64] in
-                try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: false, at: Self.now) ? f.0 : nil }
+                try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
             }
         }
         guard !changed.isEmpty, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }

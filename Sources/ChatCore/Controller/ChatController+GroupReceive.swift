@@ -183,7 +183,7 @@ extension ChatController {
     }
 
     func reportMessageError(_ g: GroupInfo, _ text: String) {
-        if let user = try? userById(try store.read { db in try db.groupOwnerUserId(g.groupId) } ?? 0) {
+        if let user = try? userById(try store.read { db in try db.groupUserId(g.groupId) } ?? 0) {
             emit(.messageError(user: user, severity: "error", errorMessage: text))
         }
     }

@@ -15,6 +15,7 @@ public actor ChatController {
         public var defaultSMPServers: [String] = []
         /// How long (seconds) a "sent" mark may wait for another write transaction to carry it
         /// before it is written on its own (issue 14; docs/protocol-notes.md, "Chat database writes").
+        /// 0 or less: written as it arrives, in a transaction of its own (as before issue 14).
         public var deferredStatusDelay: Double = 1.0
         public init() {}
     }

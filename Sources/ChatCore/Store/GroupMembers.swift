@@ -29,10 +29,6 @@ extension Database {
         try run("UPDATE groups SET group_profile = ?, updated_at = ? WHERE group_id = ?", [profileJSON, now, groupId])
     }
 
-    func groupOwnerUserId(_ groupId: Int64) throws -> Int64? {
-        try Int64.fetchOne(cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId])
-    }
-
     // MARK: members
 
     /// A group member row; returns its id. `invitedByContactId`, `invitedByGroupMemberId`,
