@@ -35,6 +35,26 @@ import Testing
         await relay.shutdown()
     }
 
+    /// The same exchange with the deferral off (`deferredStatusDelay` 0, how statuses were written
+    /// before issue 14): three writes per sent message, which the test above would refuse.
+    @Test func withoutDeferralASentMessageCostsThreeWrites() async throws {
+        let dir = NSTemporaryDirectory() + "chat-writes-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let (alice, bob, bobId, _) = try await connectedPair(dir, server, deferredStatusDelay: 0)
+        try await roundTrip(alice, bob, bobId, "warm-up")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let count = 3
+        let before = await alice.c.chatDatabaseWrites
+        for i in 0..<count { try await roundTrip(alice, bob, bobId, "message \(i)") }
+        // Usually exactly 3 each; a SENT that beats the insert goes into it (2 for that one).
+        let writes = await alice.c.chatDatabaseWrites - before
+        #expect(writes > 2 * count && writes <= 3 * count, "\(writes) writes for \(count) messages")
+        await alice.c.close()
+        await bob.c.close()
+        await relay.shutdown()
+    }
+
     /// A "sent" mark with no receipt to carry it: shown at once (event and history), written by
     /// the delay or on close, never lost to a clean shutdown, and never over "delivered".
     @Test func deferredSentMarkIsShownAndWritten() async throws {
