@@ -21,6 +21,8 @@ struct ChatBench: AsyncParsableCommand {
     var items = 1_000_000
     @Flag(help: "Short run (smoke test).")
     var quick = false
+    @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written as it arrives in a transaction of its own, as before issue 14).")
+    var statusDelay = ChatController.Config().deferredStatusDelay
 
     mutating func run() async throws {
         if quick {
@@ -42,8 +44,9 @@ struct ChatBench: AsyncParsableCommand {
         let server = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description
         var config = ChatController.Config()
         config.defaultSMPServers = [server]
+        config.deferredStatusDelay = statusDelay
 
-        print("== core to core: \(messages) messages, chat + agent databases persisting on both sides")
+        print("== core to core: \(messages) messages, chat + agent databases persisting on both sides (status delay \(statusDelay) s)")
         let plain = try await throughput(dir + "/plain", key: "", config, group)
         print(String(format: "  plain databases:     %.0f messages/s (target >= 1,000/s)", plain.rate))
         print(String(format: "  chat-database write transactions: %.2f per sent message (sender), %.2f per received message (receiver) (targets <= 2, <= 1)",

@@ -15,14 +15,16 @@ final class Client: @unchecked Sendable {
     let c: ChatController
     private(set) var events: [[String: Any]] = []
 
-    init(_ name: String, dir: String, server: String, key: String = "") async throws {
+    /// `create`: make the user (a new database); false opens an existing one as it is.
+    init(_ name: String, dir: String, server: String, key: String = "", create: Bool = true, deferredStatusDelay: Double? = nil) async throws {
         self.name = name
         var config = ChatController.Config()
         config.defaultSMPServers = [server]
+        if let d = deferredStatusDelay { config.deferredStatusDelay = d }
         let (c, r) = ChatController.open(dbPrefix: dir + "/\(name)", key: key, config: config, group: flowGroup)
         #expect(r == .ok)
         self.c = try #require(c)
-        _ = try await cmd(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#)
+        if create { _ = try await cmd(#"/_create user {"profile":{"displayName":"\#(name)","fullName":""},"pastTimestamp":false}"#) }
         _ = try await cmd("/_start")
     }
 
@@ -107,9 +109,9 @@ func startRelay(_ dir: String) async throws -> (SMPRelayServer, String) {
 }
 
 /// Alice invites Bob; returns both clients and each one's contact id of the other.
-func connectedPair(_ dir: String, _ server: String) async throws -> (Client, Client, Int64, Int64) {
-    let alice = try await Client("alice", dir: dir, server: server)
-    let bob = try await Client("bob", dir: dir, server: server)
+func connectedPair(_ dir: String, _ server: String, deferredStatusDelay: Double? = nil) async throws -> (Client, Client, Int64, Int64) {
+    let alice = try await Client("alice", dir: dir, server: server, deferredStatusDelay: deferredStatusDelay)
+    let bob = try await Client("bob", dir: dir, server: server, deferredStatusDelay: deferredStatusDelay)
     let inv = try await alice.cmd("/_connect 1")
     let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
     try await bob.cmd("/connect \(link)")

@@ -456,7 +456,7 @@ extension ChatController {
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
         if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
         let found = try store.read { db in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: msgId) }
-        guard let (_, contactId, userId) = found.first else {
+        guard let (_, contactId, userId, _) = found.first else {
             // Bounded: reports for messages that make no item (edits, events) are never claimed.
             if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
             earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
@@ -465,8 +465,18 @@ extension ChatController {
         // Every item that went in this agent message (one, or a batch). A late SENT must not
         // overwrite "delivered" (checked in the same statement).
         let statusJSON = try json(status)
-        let changed = try store.write { db -> [Int64] in
-            try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
+        let changed: [Int64]
+        if Self.isSent(status) && config.deferredStatusDelay > 0 {
+            // "Sent" is deferred to the next write (the receipt's, usually; at most
+            // `config.deferredStatusDelay` later): a sent message costs two writes (issue 14).
+            // An item already delivered keeps that status, as the deferred write does.
+            changed = found.filter { f in !Self.isDelivered(f.3) }.map(\.0)
+            store.deferSentStatus(changed, statusJSON: statusJSON, at: Self.now)
+            scheduleDeferredFlush()
+        } else {
+            changed = try store.write { db -> [Int64] in
+                try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
+            }
         }
         guard !changed.isEmpty, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
         var items: [AChatItem] = []
@@ -477,6 +487,31 @@ extension ChatController {
     static func isSent(_ s: CIStatus) -> Bool {
         if case .sndSent = s { return true }
         return false
+    }
+
+    /// Whether a stored status (JSON) is "delivered" (sndRcvd).
+    static func isDelivered(_ statusJSON: String) -> Bool {
+        if case .sndRcvd = try? ChatJSON.decode(CIStatus.self, from: statusJSON) { return true }
+        return false
+    }
+
+    /// Writes deferred "sent" marks after a short delay if no other write has carried them.
+    func scheduleDeferredFlush() {
+        guard deferredFlush == nil else { return }
+        let delay = config.deferredStatusDelay
+        deferredFlush = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1e9))
+            await self?.flushDeferredWrites()
+        }
+    }
+
+    func flushDeferredWrites() {
+        deferredFlush = nil
+        guard !closed, !storeClosed else { return }
+        do { try store.flushDeferred() } catch {
+            emit(.chatError(chatError: error))
+            scheduleDeferredFlush()
+        }
     }
 
     /// The host part of a relay address, as hostConnected/hostDisconnected report it.

@@ -62,12 +62,8 @@ extension ChatController {
             throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, conn_link_inv, short_link_inv, custom_user_profile_id, initiated,
-                  created_at, updated_at)
-                VALUES (?, ?, 'contact', 'new', ?, ?, ?, 1, ?, ?)
-                """, [userId, created.connId, created.link.uriString, created.shortLink?.uriString, incognitoId, Self.now, Self.now])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
+            try db.insertInvitationConnection(userId: userId, agentConnId: created.connId, link: created.link.uriString,
+                                              shortLink: created.shortLink?.uriString, customProfileId: incognitoId, at: Self.now)
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
         return .invitation(user: user, connLinkInvitation: CreatedConnLink(connFullLink: created.link.uriString, connShortLink: created.shortLink?.uriString),
@@ -107,12 +103,8 @@ extension ChatController {
             throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, via_group_link_id,
-                  custom_user_profile_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'joined', ?, ?, ?, ?, 1, ?, ?)
-                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, groupLinkId, incognitoId, Self.now, Self.now])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [db.lastInsertedRowID])
+            try db.insertJoinedConnection(userId: userId, agentConnId: agentConnId, viaContactURI: parsed.mode == .contact,
+                                          viaLink: parsed.withSimplexScheme.uriString, groupLinkId: groupLinkId, customProfileId: incognitoId, at: Self.now)
         }
         guard let row else { throw .error(errorType: .internalError(message: "connection not stored")) }
         let custom = incognito ? profile : nil
@@ -363,7 +355,7 @@ extension ChatController {
     func acceptContact(requestId: Int64, incognito: Bool) async throws(ChatError) -> ChatResponse {
         guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
             guard let req = try self.contactRequest(db, requestId),
-                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?"), arguments: [requestId])
+                let uid = try db.contactRequestUserId(requestId)
             else { return nil }
             return (req, uid)
         }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
@@ -382,30 +374,19 @@ extension ChatController {
         }
         let contact = try store.write { db -> Contact? in
             let name = try self.uniqueName(db, userId: userId, req.localDisplayName)
-            try db.run("""
-                INSERT INTO contacts (user_id, local_display_name, profile_id, contact_request_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, [userId, name, req.profileId, requestId, Self.now, Self.now])
-            let contactId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, contact_id, user_contact_link_id, custom_user_profile_id,
-                  peer_chat_min_version, peer_chat_max_version, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'accepted', ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, agentConnId, contactId, req.userContactLinkId_, incognitoId, req.cReqChatVRange.minVersion, req.cReqChatVRange.maxVersion,
-                      pqSupport, Self.now, Self.now])
+            let contactId = try db.insertAcceptedContact(
+                userId: userId, localDisplayName: name, profileId: req.profileId, requestId: requestId, agentConnId: agentConnId,
+                userContactLinkId: req.userContactLinkId_, customProfileId: incognitoId, peerMinVersion: req.cReqChatVRange.minVersion,
+                peerMaxVersion: req.cReqChatVRange.maxVersion, pqSupport: pqSupport, at: Self.now)
             // The message sent with the request becomes the first message of the chat.
-            if let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT request_msg_id, request_msg_content FROM contact_requests WHERE contact_request_id = ?"),
-                                        arguments: [requestId]),
-                let content = (r["request_msg_content"] as String?).flatMap({ try? ChatJSON.decode(MsgContent.self, from: $0) }),
+            if let r = try db.contactRequestMessage(requestId),
+                let content = r.contentJSON.flatMap({ try? ChatJSON.decode(MsgContent.self, from: $0) }),
                 let itemContent = try? ChatJSON.string(CIContent.rcvMsgContent(msgContent: content)),
                 let status = try? ChatJSON.string(CIStatus.rcvNew) {
-                try db.run("""
-                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-                    """, [userId, contactId, Self.now, content.text, itemContent, status, r["request_msg_id"] as String?, Self.now, Self.now])
-                try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
+                try db.insertRequestMessageReceived(userId: userId, contactId: contactId, text: content.text, contentJSON: itemContent,
+                                                    statusJSON: status, sharedMsgId: r.sharedMsgId, at: Self.now)
             }
-            try db.run("DELETE FROM contact_requests WHERE contact_request_id = ?", [requestId])
+            try db.deleteContactRequest(requestId)
             return try self.contact(db, contactId)
         }
         guard let contact else { throw .error(errorType: .internalError(message: "contact not stored")) }
@@ -415,19 +396,19 @@ extension ChatController {
     func rejectContact(requestId: Int64) async throws(ChatError) -> ChatResponse {
         guard let (req, userId) = try store.read({ db -> (UserContactRequest, Int64)? in
             guard let req = try self.contactRequest(db, requestId),
-                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contact_requests WHERE contact_request_id = ?"), arguments: [requestId])
+                let uid = try db.contactRequestUserId(requestId)
             else { return nil }
             return (req, uid)
         }) else { throw .errorStore(storeError: .contactRequestNotFound(contactRequestId: requestId)) }
         let user = try userById(userId)
         if let agent { try? await agent.rejectContact(invitationId: req.agentInvitationId) }
-        try store.write { db in try db.run("DELETE FROM contact_requests WHERE contact_request_id = ?", [requestId]) }
+        try store.write { db in try db.deleteContactRequest(requestId) }
         return .contactRequestRejected(user: user, contactRequest: req, contact_: nil)
     }
 
     /// `/_set incognito :<connId> on|off` for a pending connection that has not sent its profile.
     func setConnectionIncognito(connId: Int64, incognito: Bool) throws(ChatError) -> ChatResponse {
-        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL"), arguments: [connId]) }) else {
+        guard let r = try store.read({ db in try db.unboundConnectionRow(connId) }) else {
             throw .errorStore(storeError: .connectionNotFoundById(connId: connId))
         }
         guard (r["conn_status"] as String) == "new" else {
@@ -437,8 +418,8 @@ extension ChatController {
         let user = try userById(userId)
         let profileId = incognito ? try newIncognitoProfile(userId) : nil
         let row = try store.write { db -> Row? in
-            try db.run("UPDATE connections SET custom_user_profile_id = ?, updated_at = ? WHERE connection_id = ?", [profileId, Self.now, connId])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ?"), arguments: [connId])
+            try db.setConnectionCustomProfile(connId, profileId, at: Self.now)
+            return try db.connectionRow(connectionId: connId)
         }
         guard let row else { throw .errorStore(storeError: .connectionNotFoundById(connId: connId)) }
         let custom = try profileId.map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
@@ -449,7 +430,7 @@ extension ChatController {
     func uniqueName(_ db: Database, userId: Int64, _ name: String) throws -> String {
         var candidate = name.isEmpty ? "contact" : name
         var n = 0
-        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM contacts WHERE user_id = ? AND local_display_name = ?"), arguments: [userId, candidate]) == true {
+        while try db.contactNameUsed(userId: userId, candidate) {
             n += 1
             candidate = "\(name)_\(n)"
         }
@@ -461,9 +442,8 @@ extension ChatController {
 extension ChatController {
     func setContactAlias(_ contactId: Int64, _ alias: String) throws(ChatError) -> ChatResponse {
         let found = try store.write { db -> (Int64, Contact)? in
-            try db.run("UPDATE contact_profiles SET local_alias = ? WHERE profile_id = (SELECT profile_id FROM contacts WHERE contact_id = ?)", [alias, contactId])
-            guard let c = try self.contact(db, contactId),
-                let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM contacts WHERE contact_id = ?"), arguments: [contactId])
+            try db.setContactAlias(contactId, alias)
+            guard let c = try self.contact(db, contactId), let uid = try db.contactUserId(contactId)
             else { return nil }
             return (uid, c)
         }
@@ -473,8 +453,8 @@ extension ChatController {
 
     func setConnectionAlias(_ connId: Int64, _ alias: String) throws(ChatError) -> ChatResponse {
         let row = try store.write { db -> Row? in
-            try db.run("UPDATE connections SET local_alias = ?, updated_at = ? WHERE connection_id = ? AND contact_id IS NULL", [alias, Self.now, connId])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE connection_id = ? AND contact_id IS NULL"), arguments: [connId])
+            try db.setPendingConnectionAlias(connId, alias, at: Self.now)
+            return try db.unboundConnectionRow(connId)
         }
         guard let row else { throw .errorStore(storeError: .connectionNotFoundById(connId: connId)) }
         return .connectionAliasUpdated(user: try userById(row["user_id"]), toConnection: Self.pending(row))

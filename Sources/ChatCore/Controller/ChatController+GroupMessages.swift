@@ -35,18 +35,8 @@ extension ChatController {
 
     /// The members a group message goes to: current members with a ready connection.
     func groupRecipients(_ groupId: Int64, excluding: Set<Int64> = []) throws(ChatError) -> [(gmId: Int64, agentConnId: String)] {
-        let rows = try store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT m.group_member_id, c.agent_conn_id FROM group_members m
-                JOIN connections c ON c.group_member_id = m.group_member_id
-                WHERE m.group_id = ? AND m.member_category <> 'user' AND c.conn_status = 'ready' AND m.member_status IN \(Self.currentStatuses)
-                ORDER BY m.group_member_id
-                """), arguments: [groupId])
-        }
-        return rows.compactMap { r in
-            let id: Int64 = r[0]
-            return excluding.contains(id) ? nil : (id, r[1])
-        }
+        let rows = try store.read { db in try db.groupRecipientConnections(groupId: groupId, currentStatuses: Self.currentStatuses) }
+        return rows.compactMap { r in excluding.contains(r.0) ? nil : (r.0, r.1) }
     }
 
     /// Sends one event to every recipient; a member whose connection fails is skipped (its
@@ -84,10 +74,7 @@ extension ChatController {
 
     /// What was sent to the group while this member's connection was not ready, in order.
     func sendPendingGroupMessages(_ groupMemberId: Int64, agentConnId: String) async throws(ChatError) {
-        let rows = try store.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM pending_group_messages WHERE group_member_id = ? ORDER BY pending_group_message_id"),
-                             arguments: [groupMemberId])
-        }
+        let rows = try store.read { db in try db.pendingGroupMessageRows(groupMemberId: groupMemberId) }
         guard !rows.isEmpty else { return }
         // Batched as simplex-chat's `sendPendingGroupMessages` when the member takes batches.
         let bodies: [Data] = rows.map { $0["body"] }
@@ -112,7 +99,7 @@ extension ChatController {
                     if let itemId = r["chat_item_id"] as Int64? {
                         try db.insertGroupItemDelivery(chatItemId: itemId, groupMemberId: groupMemberId, agentConnId: agentConnId, agentMsgId: id, status: sndNew)
                     }
-                    try db.run("DELETE FROM pending_group_messages WHERE pending_group_message_id = ?", [r["pending_group_message_id"] as Int64])
+                    try db.deletePendingGroupMessage(r["pending_group_message_id"])
                 }
             }
             if group.allSatisfy({ $0["chat_item_id"] as Int64? == nil }) { dropStatus(agentConnId, id) }
@@ -253,15 +240,11 @@ extension ChatController {
                          forwarded: Bool) throws(ChatError) -> (Int64, ChatMsgEvent, SharedMsgId) {
         var quote: (row: Row, msg: QuotedMsg, authorMemberId: String?)?
         if let qid = quotedItemId {
-            guard let r = try store.read({ db in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND group_id = ?"), arguments: [qid, g.groupId])
-            }), let qContent = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent else {
+            guard let r = try store.read({ db in try db.groupItemRow(qid, groupId: g.groupId) }), let qContent = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent else {
                 throw .errorStore(storeError: .chatItemNotFound(itemId: qid))
             }
             let sent: Bool = r["item_sent"]
-            let author: String? = sent ? g.membership.memberId : try store.read { db in
-                try String.fetchOne(db.cachedStatement(sql: "SELECT member_id FROM group_members WHERE group_member_id = ?"), arguments: [r["group_member_id"] as Int64?])
-            }
+            let author: String? = sent ? g.membership.memberId : try store.read { db in try db.memberIdOf(groupMemberId: r["group_member_id"]) }
             let shared = (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }
             let ref = MsgRef(msgId: shared, sentAt: Self.ts(r["item_ts"]), sent: sent, memberId: author.flatMap { MemberId(base64url: $0) })
             quote = (r, QuotedMsg(msgRef: ref, content: qContent), author)
@@ -287,22 +270,13 @@ extension ChatController {
     func groupDeliveryUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) -> Bool {
         let statusJSON = try json(status)
         // Looked up with a read: most reports are for direct messages, which cost no write here.
-        guard try store.read({ db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
-                              arguments: [agentConnId, msgId]) == true
-        }) else { return false }
+        guard try store.read({ db in try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: msgId) }) else { return false }
         // Several items when they went to this member in one batch.
         let itemIds = try store.write({ db -> [Int64] in
-            let ids = try Int64.fetchAll(db.cachedStatement(sql: "SELECT chat_item_id FROM group_item_deliveries WHERE agent_conn_id = ? AND agent_msg_id = ?"),
-                                         arguments: [agentConnId, msgId])
+            let ids = try db.groupItemIdsDelivered(agentConnId: agentConnId, agentMsgId: msgId)
             guard !ids.isEmpty else { return [] }
             // A late SENT must not overwrite "delivered".
-            if case .sndSent = status {
-                try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ? AND delivery_status_type <> 'sndRcvd'",
-                           [statusJSON, agentConnId, msgId])
-            } else {
-                try db.run("UPDATE group_item_deliveries SET delivery_status = ? WHERE agent_conn_id = ? AND agent_msg_id = ?", [statusJSON, agentConnId, msgId])
-            }
+            try db.setGroupDeliveryStatus(agentConnId: agentConnId, agentMsgId: msgId, statusJSON, keepDelivered: Self.isSent(status))
             return ids
         })
         guard !itemIds.isEmpty else { return false }
@@ -313,7 +287,7 @@ extension ChatController {
     /// A sent group item's status from its copies' statuses (least advanced; partial until all).
     private func updateGroupItemStatus(_ itemId: Int64, reported status: CIStatus) throws(ChatError) {
         let statuses = try store.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT delivery_status FROM group_item_deliveries WHERE chat_item_id = ?"), arguments: [itemId])
+            try db.groupDeliveryStatuses(chatItemId: itemId)
         }.compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
         let rcvd = statuses.filter { if case .sndRcvd = $0 { return true } else { return false } }.count
         let sentOrRcvd = statuses.filter {
@@ -333,8 +307,8 @@ extension ChatController {
             return
         }
         try setStatus(itemId, aggregate)
-        guard let groupId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM chat_items WHERE chat_item_id = ?"), arguments: [itemId]) }),
-            let userId = try store.read({ db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId]) })
+        guard let groupId = try store.read({ db in try db.itemGroupId(itemId) }),
+            let userId = try store.read({ db in try db.groupUserId(groupId) })
         else { return }
         emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
     }
@@ -342,9 +316,7 @@ extension ChatController {
     /// A sent or received item of a group chat with what actions need.
     func groupItemRow(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, GroupInfo, Row) {
         let (user, g) = try groupContext(ref.chatId)
-        guard let r = try store.read({ db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ? AND group_id = ?"), arguments: [itemId, ref.chatId])
-        }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
+        guard let r = try store.read({ db in try db.groupItemRow(itemId, groupId: ref.chatId) }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
         return (user, g, r)
     }
 
@@ -362,8 +334,7 @@ extension ChatController {
         }
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
-            try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?",
-                       [updated.msgContent.text, contentJSON, live, Self.now, itemId])
+            try db.editSentItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
         }
         return .chatItemUpdated(user: user, chatItem: try groupItem(g.groupId, itemId))
     }
@@ -378,7 +349,7 @@ extension ChatController {
             let before = try groupItem(g.groupId, itemId)
             switch mode {
             case .internal:
-                try store.write { db in try db.run("DELETE FROM chat_items WHERE chat_item_id = ?", [itemId]) }
+                try store.write { db in try db.deleteChatItem(itemId) }
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
             case .internalMark, .broadcast:
                 if mode == .broadcast {
@@ -431,10 +402,7 @@ extension ChatController {
             authorId = author.memberId
         }
         let reactionJSON = try json(reaction)
-        let present = try store.read { db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1"),
-                              arguments: [itemId, reactionJSON]) == true
-        }
+        let present = try store.read { db in try db.hasSentReaction(itemId, reactionJSON: reactionJSON) }
         guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
         for d in await sendGroupEvent(g.groupId, .msgReact(msgId: shared, memberId: MemberId(base64url: authorId), reaction: reaction, add: add)) {
             dropStatus(d.agentConnId, d.msgId)
@@ -448,8 +416,7 @@ extension ChatController {
     func moderateMemberItems(groupId: Int64, authorGmId: Int64, by: GroupMember) throws(ChatError) {
         let mark = try json(CIDeleted.moderated(deletedTs: Self.ts(Self.now), byGroupMember: by))
         try store.write { db in
-            try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND group_member_id = ? AND item_deleted IS NULL",
-                       [mark, Self.now, groupId, authorGmId])
+            try db.markMemberItemsDeleted(groupId: groupId, groupMemberId: authorGmId, deletedJSON: mark, at: Self.now)
         }
     }
 }

@@ -20,22 +20,15 @@ extension ChatController {
         let incognitoId = contact.activeConn?.customUserProfileId
         let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
             let name = try self.uniqueGroupName(db, userId: user.userId, Self.validDisplayName(inv.groupProfile.displayName))
-            try db.run("INSERT INTO groups (user_id, local_display_name, group_profile, created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?)",
-                       [user.userId, name, profileJSON, Self.now, Self.now, Self.now])
-            let groupId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, local_display_name,
-                  member_profile_id, contact_id, inv_conn_req, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'host', 'invited', ?, ?, ?, ?, ?, ?)
-                """, [groupId, user.userId, inv.fromMember.memberId.base64url, inv.fromMember.memberRole.rawValue, contact.localDisplayName,
-                      contact.profile.profileId, contactId, inv.connRequest, Self.now, Self.now])
-            let hostGmId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_contact_id,
-                  invited_by_group_member_id, local_display_name, member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'user', 'invited', ?, ?, ?, ?, ?, ?)
-                """, [groupId, user.userId, inv.invitedMember.memberId.base64url, inv.invitedMember.memberRole.rawValue, contactId, hostGmId,
-                      user.localDisplayName, incognitoId, Self.now, Self.now])
+            let groupId = try db.insertGroup(userId: user.userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
+            let hostGmId = try db.insertGroupMember(
+                groupId: groupId, userId: user.userId, memberId: inv.fromMember.memberId.base64url, role: inv.fromMember.memberRole.rawValue,
+                category: "host", status: "invited", localDisplayName: contact.localDisplayName, profileId: contact.profile.profileId,
+                contactId: contactId, invitationLink: inv.connRequest, at: Self.now)
+            _ = try db.insertGroupMember(
+                groupId: groupId, userId: user.userId, memberId: inv.invitedMember.memberId.base64url, role: inv.invitedMember.memberRole.rawValue,
+                category: "user", status: "invited", localDisplayName: user.localDisplayName, profileId: incognitoId,
+                invitedByContactId: contactId, invitedByGroupMemberId: hostGmId, at: Self.now)
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)
@@ -76,9 +69,8 @@ extension ChatController {
             throw Self.agentError(error, connId: agentConnId)
         }
         try store.write { db in
-            try db.run("UPDATE connections SET conn_status = 'accepted', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
-            try db.run("UPDATE group_members SET member_status = 'accepted', updated_at = ? WHERE group_member_id = ? AND member_status IN ('invited', 'intro-inv', 'introduced', 'announced')",
-                       [Self.now, gmId])
+            try db.setConnectionStatus(agentConnId: agentConnId, "accepted", at: Self.now)
+            try db.setMemberAccepted(gmId, at: Self.now)
         }
     }
 
@@ -101,8 +93,8 @@ extension ChatController {
         let gmId: Int64 = conn["group_member_id"]
         let agentConnId: String = conn["agent_conn_id"]
         try store.write { db in
-            try db.run("UPDATE connections SET conn_status = 'ready', updated_at = ? WHERE agent_conn_id = ?", [Self.now, agentConnId])
-            try db.run("UPDATE group_members SET member_status = 'connected', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+            try db.setConnectionStatus(agentConnId: agentConnId, "ready", at: Self.now)
+            try db.setMemberStatus(gmId, "connected", at: Self.now)
         }
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
@@ -112,8 +104,7 @@ extension ChatController {
         switch m.memberCategory {
         case .host:
             try store.write { db in
-                try db.run("UPDATE group_members SET member_status = 'connected', updated_at = ? WHERE group_id = ? AND member_category = 'user'",
-                           [Self.now, m.groupId])
+                try db.setMembershipStatus(groupId: m.groupId, "connected", at: Self.now)
             }
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
@@ -161,9 +152,7 @@ extension ChatController {
         for other in others {
             guard let otherId = MemberId(base64url: other.memberId) else { continue }
             try store.write { db in
-                try db.run("""
-                    INSERT OR IGNORE INTO group_member_intros (re_group_member_id, to_group_member_id, intro_status, created_at) VALUES (?, ?, 'new', ?)
-                    """, [m.groupMemberId, other.groupMemberId, Self.now])
+                try db.insertIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: other.groupMemberId, at: Self.now)
             }
             try? await sendToMember(other.groupMemberId, .grpMemNew(newInfo))
             let info = MemberInfo(memberId: otherId, memberRole: other.memberRole, v: memberVRangeText(other.groupMemberId), profile: redacted(other.memberProfile.profile))
@@ -194,7 +183,7 @@ extension ChatController {
     }
 
     func reportMessageError(_ g: GroupInfo, _ text: String) {
-        if let user = try? userById(try store.read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [g.groupId]) } ?? 0) {
+        if let user = try? userById(try store.read { db in try db.groupUserId(g.groupId) } ?? 0) {
             emit(.messageError(user: user, severity: "error", errorMessage: text))
         }
     }
@@ -202,7 +191,7 @@ extension ChatController {
     func updateMemberProfile(_ m: GroupMember, _ profile: Profile) throws(ChatError) {
         guard m.memberProfile.profile != profile else { return }
         try store.write { db in
-            if let pid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT member_profile_id FROM group_members WHERE group_member_id = ?"), arguments: [m.groupMemberId]) {
+            if let pid = try db.memberProfileId(m.groupMemberId) {
                 try db.updateContactProfile(profileId: pid, profile)
             }
         }
@@ -216,13 +205,10 @@ extension ChatController {
                                 invitedBy: Int64) throws(ChatError) -> Int64 {
         try store.write { db -> Int64 in
             let pid = try db.insertContactProfile(userId: userId, info.profile, at: Self.now)
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_group_member_id,
-                  local_display_name, member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [g.groupId, userId, info.memberId.base64url, info.memberRole.rawValue, category.rawValue, status.rawValue, invitedBy,
-                      Self.validDisplayName(info.profile.displayName), pid, Self.now, Self.now])
-            return db.lastInsertedRowID
+            return try db.insertGroupMember(
+                groupId: g.groupId, userId: userId, memberId: info.memberId.base64url, role: info.memberRole.rawValue, category: category.rawValue,
+                status: status.rawValue, localDisplayName: Self.validDisplayName(info.profile.displayName), profileId: pid,
+                invitedByGroupMemberId: invitedBy, at: Self.now)
         }
     }
 
@@ -252,16 +238,11 @@ extension ChatController {
         }
         let gmId = try store.write { db -> Int64 in
             let pid = try db.insertContactProfile(userId: user.userId, profile, at: Self.now)
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
-                  local_display_name, member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'invitee', 'accepted', 1, ?, ?, ?, ?)
-                """, [groupId, user.userId, memberId.base64url, role.rawValue, Self.validDisplayName(profile.displayName), pid, Self.now, Self.now])
-            let gmId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, via_group_link_id, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'member', 'accepted', ?, ?, 0, ?, ?)
-                """, [user.userId, agentConnId, gmId, link["group_link_id"] as String, Self.now, Self.now])
+            let gmId = try db.insertGroupMember(
+                groupId: groupId, userId: user.userId, memberId: memberId.base64url, role: role.rawValue, category: "invitee", status: "accepted",
+                localDisplayName: Self.validDisplayName(profile.displayName), profileId: pid, invitedByUser: true, at: Self.now)
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
+                                          viaGroupLinkId: link["group_link_id"] as String, at: Self.now)
             return gmId
         }
         let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,
@@ -283,37 +264,22 @@ extension ChatController {
             let groupId: Int64
             if let prepared {
                 // A prepared group (seed 001 §3): the placeholder membership gets its real ID and role.
-                try db.run("""
-                    UPDATE groups SET group_profile = ?, prepared_conn_link = NULL, prepared_short_link = NULL, updated_at = ? WHERE group_id = ?
-                    """, [profileJSON, Self.now, prepared])
-                try db.run("DELETE FROM group_members WHERE group_id = ? AND member_category = 'user'", [prepared])
+                try db.completePreparedGroup(prepared, profileJSON: profileJSON, at: Self.now)
                 groupId = prepared
             } else {
                 let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(inv.groupProfile.displayName))
-                try db.run("""
-                    INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, created_at, updated_at, chat_ts)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [userId, name, profileJSON, conn["via_link"] as String?, conn["via_group_link_id"] as String?, Self.now, Self.now, Self.now])
-                groupId = db.lastInsertedRowID
+                groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, viaGroupLinkURI: conn["via_link"],
+                                             viaGroupLinkId: conn["via_group_link_id"], at: Self.now)
             }
-            try db.run("INSERT INTO contact_profiles (user_id, display_name, full_name, created_at) VALUES (?, ?, '', ?)",
-                       [userId, inv.fromMemberName, Self.now])
-            let pid = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, local_display_name,
-                  member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'host', 'accepted', ?, ?, ?, ?)
-                """, [groupId, userId, inv.fromMember.memberId.base64url, inv.fromMember.memberRole.rawValue,
-                      Self.validDisplayName(inv.fromMemberName), pid, Self.now, Self.now])
-            let hostGmId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_group_member_id,
-                  local_display_name, member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'user', 'accepted', ?, ?, ?, ?, ?)
-                """, [groupId, userId, inv.invitedMember.memberId.base64url, inv.invitedMember.memberRole.rawValue, hostGmId,
-                      user.localDisplayName, incognitoId, Self.now, Self.now])
-            try db.run("UPDATE connections SET conn_type = 'member', group_member_id = ?, conn_status = 'accepted', updated_at = ? WHERE agent_conn_id = ?",
-                       [hostGmId, Self.now, agentConnId])
+            let pid = try db.insertContactProfile(userId: userId, Profile(displayName: inv.fromMemberName), at: Self.now)
+            let hostGmId = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: inv.fromMember.memberId.base64url, role: inv.fromMember.memberRole.rawValue,
+                category: "host", status: "accepted", localDisplayName: Self.validDisplayName(inv.fromMemberName), profileId: pid, at: Self.now)
+            _ = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: inv.invitedMember.memberId.base64url, role: inv.invitedMember.memberRole.rawValue,
+                category: "user", status: "accepted", localDisplayName: user.localDisplayName, profileId: incognitoId,
+                invitedByGroupMemberId: hostGmId, at: Self.now)
+            try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)
@@ -373,8 +339,7 @@ extension ChatController {
                 (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
                 let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
                 try store.write { db in
-                    try db.run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?",
-                               [u.content.text, contentJSON, Self.now, itemId])
+                    try db.editItemContent(itemId, text: u.content.text, contentJSON: contentJSON, at: Self.now)
                 }
                 emit(.chatItemUpdated(user: user, chatItem: try groupItem(g.groupId, itemId)))
             }
@@ -384,26 +349,14 @@ extension ChatController {
             let mine = memberId?.base64url == g.membership.memberId
             let author = mine ? nil : try memberId.flatMap { id throws(ChatError) in try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: id.base64url) } }
             let row = try store.read { db -> Row? in
-                if mine {
-                    return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"),
-                                            arguments: [g.groupId, msgId.base64url])
-                }
+                if mine { return try db.sentGroupItemRow(g.groupId, sharedMsgId: msgId.base64url) }
                 guard let author else { return nil }
-                return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
-                                        arguments: [g.groupId, author.groupMemberId, msgId.base64url])
+                return try db.memberGroupItemRow(g.groupId, groupMemberId: author.groupMemberId, sharedMsgId: msgId.base64url)
             }
             if let row {
                 let itemId: Int64 = row["chat_item_id"]
                 let reactionJSON = try json(reaction)
-                try store.write { db in
-                    if add {
-                        try db.run("INSERT OR IGNORE INTO chat_item_reactions (chat_item_id, reaction, reaction_sent, reactor, created_at) VALUES (?, ?, 0, ?, ?)",
-                                   [itemId, reactionJSON, sender.memberId, Self.now])
-                    } else {
-                        try db.run("DELETE FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 0 AND reactor = ?",
-                                   [itemId, reactionJSON, sender.memberId])
-                    }
-                }
+                try store.write { db in try db.setMemberReaction(itemId, reactionJSON: reactionJSON, reactor: sender.memberId, add: add, at: Self.now) }
                 let cr = CIReaction(chatDir: .groupRcv(groupMember: sender), chatItem: try chatItem(itemId), sentAt: Self.ts(itemTs), reaction: reaction)
                 emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatReaction: cr)))
             }
@@ -432,8 +385,7 @@ extension ChatController {
             // The leaving member's own connections (not the host's, when the leave was forwarded).
             let leaverConns = try store.write { db -> [String] in
                 let ids = try db.memberAgentConnIds(groupMemberId: sender.groupMemberId)
-                try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_member_id = ?", [Self.now, sender.groupMemberId])
-                try db.run("DELETE FROM connections WHERE group_member_id = ?", [sender.groupMemberId])
+                try db.closeMember(sender.groupMemberId, status: "left", at: Self.now)
                 return ids
             }
             try await deleteAgentConnections(leaverConns)
@@ -447,7 +399,7 @@ extension ChatController {
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupDeleted")), text: "deleted group")
             try await closeGroupConnections(g.groupId, waitForDelivery: 0)
             try store.write { db in
-                try db.run("UPDATE group_members SET member_status = 'deleted', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, g.groupId])
+                try db.setMembershipStatus(groupId: g.groupId, "deleted", at: Self.now)
             }
             emit(.groupDeleted(user: user, groupInfo: try groupInfo(g.groupId), member: sender))
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
@@ -458,7 +410,7 @@ extension ChatController {
                 return nil
             }
             let j = try json(profile)
-            try store.write { db in try db.run("UPDATE groups SET group_profile = ?, updated_at = ? WHERE group_id = ?", [j, Self.now, g.groupId]) }
+            try store.write { db in try db.setGroupProfile(g.groupId, profileJSON: j, at: Self.now) }
             let to = try groupInfo(g.groupId)
             emit(.groupUpdated(user: user, fromGroup: g, toGroup: to, member_: sender))
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
@@ -511,8 +463,7 @@ extension ChatController {
 
     private func groupReceivedItem(_ groupId: Int64, authorGmId: Int64, _ shared: String) throws(ChatError) -> (Int64, Row)? {
         try store.read { db -> (Int64, Row)? in
-            guard let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
-                                           arguments: [groupId, authorGmId, shared]) else { return nil }
+            guard let r = try db.memberGroupItemRow(groupId, groupMemberId: authorGmId, sharedMsgId: shared) else { return nil }
             return (r["chat_item_id"], r)
         }
     }
@@ -532,9 +483,8 @@ extension ChatController {
             }
             itemRow = try store.read { db in
                 target.memberCategory == .user
-                    ? try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND item_sent = 1 AND shared_msg_id = ?"), arguments: [g.groupId, shared])
-                    : try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?"),
-                                       arguments: [g.groupId, target.groupMemberId, shared])
+                    ? try db.sentGroupItemRow(g.groupId, sharedMsgId: shared)
+                    : try db.memberGroupItemRow(g.groupId, groupMemberId: target.groupMemberId, sharedMsgId: shared)
             }
             mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: sender)
         }
@@ -580,18 +530,15 @@ extension ChatController {
             return reportMessageError(g, "x.grp.mem.intro: member already exists")
         }
         let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .pre, status: .introduced, invitedBy: sender.groupMemberId)
-        if blocked { try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = 1 WHERE group_member_id = ?", [gmId]) } }
+        if blocked { try store.write { db in try db.setMemberBlockedByAdmin(gmId, true, at: Self.now) } }
         let agent = try runningAgent()
         let (agentConnId, link): (String, ConnectionRequestURI)
         do { (agentConnId, link) = try await agent.createConnection(mode: .invitation, pqSupport: false, userId: user.userId) } catch {
             throw Self.agentError(error)
         }
         try store.write { db in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'member', 'new', ?, 1, 0, ?, ?)
-                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
-            try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "new", initiated: true, at: Self.now)
+            try db.setMemberStatus(gmId, "intro-inv", at: Self.now)
         }
         try await sendToMember(sender.groupMemberId, .grpMemInv(memberId: info.memberId, intro: IntroInvitation(groupConnReq: link.uriString)))
     }
@@ -601,17 +548,13 @@ extension ChatController {
     private func memberInvitationToForward(_ g: GroupInfo, from sender: GroupMember, _ memberId: String, _ intro: IntroInvitation) async throws(ChatError) {
         guard sender.memberCategory == .invitee else { return reportMessageError(g, "x.grp.mem.inv from a member we did not invite") }
         guard let to = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }),
-            try store.read({ db in
-                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_member_intros WHERE re_group_member_id = ? AND to_group_member_id = ?"),
-                                  arguments: [sender.groupMemberId, to.groupMemberId])
-            }) == true,
+            try store.read({ db in try db.hasIntroduction(reGroupMemberId: sender.groupMemberId, toGroupMemberId: to.groupMemberId) }),
             let newId = MemberId(base64url: sender.memberId)
         else { return reportMessageError(g, "x.grp.mem.inv for a member that was not introduced") }
         let info = MemberInfo(memberId: newId, memberRole: sender.memberRole, v: memberVRangeText(sender.groupMemberId), profile: redacted(sender.memberProfile.profile))
         try await sendToMember(to.groupMemberId, .grpMemFwd(info, intro: intro))
         try store.write { db in
-            try db.run("UPDATE group_member_intros SET intro_status = 'fwd' WHERE re_group_member_id = ? AND to_group_member_id = ?",
-                       [sender.groupMemberId, to.groupMemberId])
+            try db.markIntroductionForwarded(reGroupMemberId: sender.groupMemberId, toGroupMemberId: to.groupMemberId)
         }
     }
 
@@ -634,11 +577,8 @@ extension ChatController {
             throw Self.agentError(error)
         }
         try store.write { db in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'member', 'joined', ?, 1, 0, ?, ?)
-                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
-            try db.run("UPDATE group_members SET member_status = 'intro-inv', updated_at = ? WHERE group_member_id = ?", [Self.now, gmId])
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "joined", initiated: true, at: Self.now)
+            try db.setMemberStatus(gmId, "intro-inv", at: Self.now)
         }
     }
 
@@ -651,7 +591,7 @@ extension ChatController {
         guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {
             return reportMessageError(g, "x.grp.mem.role with insufficient member permissions")
         }
-        try store.write { db in try db.run("UPDATE group_members SET member_role = ?, updated_at = ? WHERE group_member_id = ?", [role.rawValue, Self.now, target.groupMemberId]) }
+        try store.write { db in try db.setMemberRole(target.groupMemberId, role.rawValue, at: Self.now) }
         let content: RcvGroupEvent = target.memberCategory == .user
             ? RcvGroupEvent(type: "userRole", fields: .role(role))
             : RcvGroupEvent(type: "memberRole", fields: .memberRole(groupMemberId: target.groupMemberId, profile: target.memberProfile.profile, role: role))
@@ -670,7 +610,7 @@ extension ChatController {
         guard sender.memberRole >= .moderator, sender.memberRole >= target.memberRole else {
             return reportMessageError(g, "x.grp.mem.restrict with insufficient member permissions")
         }
-        try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = ?, updated_at = ? WHERE group_member_id = ?", [blocked, Self.now, target.groupMemberId]) }
+        try store.write { db in try db.setMemberBlockedByAdmin(target.groupMemberId, blocked, at: Self.now) }
         let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                     content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberBlocked", fields: .memberBlocked(groupMemberId: target.groupMemberId, profile: target.memberProfile.profile, blocked: blocked))),
                                     text: (blocked ? "blocked " : "unblocked ") + target.localDisplayName)
@@ -687,7 +627,7 @@ extension ChatController {
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userDeleted")), text: "removed you")
             try await closeGroupConnections(g.groupId, waitForDelivery: 0)
             try store.write { db in
-                try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, g.groupId])
+                try db.setMembershipStatus(groupId: g.groupId, "removed", at: Self.now)
             }
             if withMessages { try moderateMemberItemsOfUser(g.groupId, by: sender) }
             emit(.deletedMemberUser(user: user, groupInfo: try groupInfo(g.groupId), member: sender, withMessages: withMessages))
@@ -702,8 +642,7 @@ extension ChatController {
         }
         try await deleteAgentConnections(try memberConnections(target.groupMemberId))
         try store.write { db in
-            try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, target.groupMemberId])
-            try db.run("DELETE FROM connections WHERE group_member_id = ?", [target.groupMemberId])
+            try db.closeMember(target.groupMemberId, status: "removed", at: Self.now)
         }
         if withMessages { try moderateMemberItems(groupId: g.groupId, authorGmId: target.groupMemberId, by: sender) }
         let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
@@ -716,7 +655,7 @@ extension ChatController {
     private func moderateMemberItemsOfUser(_ groupId: Int64, by: GroupMember) throws(ChatError) {
         let mark = try json(CIDeleted.moderated(deletedTs: Self.ts(Self.now), byGroupMember: by))
         try store.write { db in
-            try db.run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND item_sent = 1 AND item_deleted IS NULL", [mark, Self.now, groupId])
+            try db.markSentGroupItemsDeleted(groupId, deletedJSON: mark, at: Self.now)
         }
     }
 }

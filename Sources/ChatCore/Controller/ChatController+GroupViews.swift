@@ -4,21 +4,15 @@ import GRDB
 /// Building GroupInfo and GroupMember from the chat database (the user's own membership is a
 /// member row of category `user`; its profile is the user's unless the group is incognito).
 extension ChatController {
-    static let memberSelect = """
-        SELECT m.*, p.profile_id, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type, p.local_alias
-        FROM group_members m LEFT JOIN contact_profiles p ON p.profile_id = m.member_profile_id
-        """
-
     static func groupMember(_ db: Database, _ groupMemberId: Int64) throws -> GroupMember? {
-        guard let r = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_member_id = ?"), arguments: [groupMemberId]) else {
+        guard let r = try db.memberRow(groupMemberId: groupMemberId) else {
             return nil
         }
         return try groupMember(db, row: r)
     }
 
     static func groupMember(_ db: Database, groupId: Int64, memberId: String) throws -> GroupMember? {
-        guard let r = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_id = ?"),
-                                       arguments: [groupId, memberId]) else { return nil }
+        guard let r = try db.memberRow(groupId: groupId, memberId: memberId) else { return nil }
         return try groupMember(db, row: r)
     }
 
@@ -29,12 +23,11 @@ extension ChatController {
             profile = Self.profile(r)
         } else {
             // Our membership without an incognito profile: the user's own profile.
-            let u = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [r["user_id"] as Int64])
+            let u = try db.userRow(r["user_id"])
             profile = u.map { LocalProfile(profileId: $0["profile_id"], profile: publicProfile($0), localAlias: "") }
                 ?? LocalProfile(profileId: 0, profile: Profile(displayName: ""))
         }
-        let conn = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM connections WHERE group_member_id = ? ORDER BY connection_id DESC LIMIT 1"),
-                                    arguments: [gmId])
+        let conn = try db.latestMemberConnectionRow(groupMemberId: gmId)
         let invitedBy: InvitedBy
         if r["invited_by_user"] as Bool {
             invitedBy = .user
@@ -58,13 +51,11 @@ extension ChatController {
     static let currentStatuses = "('introduced','intro-inv','accepted','announced','connected','complete','creator')"
 
     static func groupInfo(_ db: Database, _ groupId: Int64) throws -> GroupInfo? {
-        guard let g = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM groups WHERE group_id = ?"), arguments: [groupId]),
-            let mr = try Row.fetchOne(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_category = 'user'"), arguments: [groupId])
+        guard let g = try db.groupRow(groupId), let mr = try db.membershipRow(groupId: groupId)
         else { return nil }
         let membership = try groupMember(db, row: mr)
         let profile = (try? ChatJSON.decode(GroupProfile.self, from: g["group_profile"] as String)) ?? GroupProfile(displayName: g["local_display_name"])
-        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM group_members WHERE group_id = ? AND member_status IN " + currentStatuses),
-                                         arguments: [groupId]) ?? 0
+        let current = try db.memberCount(groupId: groupId, currentStatuses: currentStatuses)
         let chatTs: Double? = g["chat_ts"]
         var info = GroupInfo(
             groupId: groupId, localDisplayName: g["local_display_name"], groupProfile: profile, localAlias: g["local_alias"],
@@ -82,8 +73,7 @@ extension ChatController {
 
     /// The group's other members (not the user), in the order they were added.
     static func groupMembers(_ db: Database, _ groupId: Int64) throws -> [GroupMember] {
-        try Row.fetchAll(db.cachedStatement(sql: memberSelect + " WHERE m.group_id = ? AND m.member_category <> 'user' ORDER BY m.group_member_id"),
-                         arguments: [groupId]).map { try groupMember(db, row: $0) }
+        try db.otherMemberRows(groupId: groupId).map { try groupMember(db, row: $0) }
     }
 
     /// The group's link, when it has one.
@@ -96,7 +86,7 @@ extension ChatController {
     func uniqueGroupName(_ db: Database, userId: Int64, _ name: String) throws -> String {
         var candidate = name.isEmpty ? "group" : name
         var n = 0
-        while try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM groups WHERE user_id = ? AND local_display_name = ?"), arguments: [userId, candidate]) == true {
+        while try db.groupNameUsed(userId: userId, candidate) {
             n += 1
             candidate = "\(name)_\(n)"
         }

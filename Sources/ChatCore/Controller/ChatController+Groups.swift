@@ -9,7 +9,7 @@ extension ChatController {
     /// The group with its user, or `groupNotFound`.
     func groupContext(_ groupId: Int64) throws(ChatError) -> (User, GroupInfo) {
         let found = try store.read { db -> (Int64, GroupInfo)? in
-            guard let uid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM groups WHERE group_id = ?"), arguments: [groupId]),
+            guard let uid = try db.groupUserId(groupId),
                 let g = try Self.groupInfo(db, groupId) else { return nil }
             return (uid, g)
         }
@@ -57,14 +57,10 @@ extension ChatController {
         let profileJSON = try json(profile)
         let groupId = try store.write { db -> Int64 in
             let name = try self.uniqueGroupName(db, userId: userId, valid)
-            try db.run("INSERT INTO groups (user_id, local_display_name, group_profile, created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?)",
-                       [userId, name, profileJSON, Self.now, Self.now, Self.now])
-            let groupId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
-                  local_display_name, member_profile_id, created_at, updated_at)
-                VALUES (?, ?, ?, 'owner', 'user', 'creator', 1, ?, ?, ?, ?)
-                """, [groupId, userId, MemberId.random().base64url, user.localDisplayName, incognitoId, Self.now, Self.now])
+            let groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
+            _ = try db.insertGroupMember(groupId: groupId, userId: userId, memberId: MemberId.random().base64url, role: "owner", category: "user",
+                                         status: "creator", localDisplayName: user.localDisplayName, profileId: incognitoId, invitedByUser: true,
+                                         at: Self.now)
             return groupId
         }
         return .groupCreated(user: user, groupInfo: try groupInfo(groupId))
@@ -77,18 +73,10 @@ extension ChatController {
         try assertUserRole(g, max(.admin, role))
         let (_, contact, directConnId) = try contactConnection(contactId)
         if contact.activeConn?.customUserProfileId != nil { throw .error(errorType: .contactIncognitoCantInvite) }
-        if try store.read({ db in
-            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_members WHERE group_id = ? AND member_category = 'user' AND member_profile_id IS NOT NULL"),
-                              arguments: [groupId])
-        }) == true {
+        if try store.read({ db in try db.isMembershipIncognito(groupId: groupId) }) {
             throw .error(errorType: .groupIncognitoCantInvite)
         }
-        if let existing = try store.read({ db in
-            try String.fetchOne(db.cachedStatement(sql: """
-                SELECT member_status FROM group_members WHERE group_id = ? AND contact_id = ? AND member_status NOT IN ('rejected','removed','left','deleted')
-                """), arguments: [groupId, contactId])
-        }) {
-            _ = existing
+        if try store.read({ db in try db.activeMemberStatus(groupId: groupId, contactId: contactId) }) != nil {
             throw .error(errorType: .groupDuplicateMember(contactName: contact.localDisplayName))
         }
         let agent = try runningAgent()
@@ -98,17 +86,10 @@ extension ChatController {
         }
         let memberId = MemberId.random()
         let gmId = try store.write { db -> Int64 in
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, invited_by_user,
-                  local_display_name, member_profile_id, contact_id, created_at, updated_at)
-                VALUES (?, ?, ?, ?, 'invitee', 'invited', 1, ?, ?, ?, ?, ?)
-                """, [groupId, user.userId, memberId.base64url, role.rawValue, contact.localDisplayName, contact.profile.profileId,
-                      contactId, Self.now, Self.now])
-            let gmId = db.lastInsertedRowID
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'member', 'new', ?, 1, 0, ?, ?)
-                """, [user.userId, agentConnId, gmId, Self.now, Self.now])
+            let gmId = try db.insertGroupMember(groupId: groupId, userId: user.userId, memberId: memberId.base64url, role: role.rawValue,
+                                                category: "invitee", status: "invited", localDisplayName: contact.localDisplayName,
+                                                profileId: contact.profile.profileId, contactId: contactId, invitedByUser: true, at: Self.now)
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "new", initiated: true, at: Self.now)
             return gmId
         }
         guard let from = MemberId(base64url: g.membership.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
@@ -120,7 +101,7 @@ extension ChatController {
         do {
             _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))
         } catch {
-            try? store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [gmId]) }
+            try? store.write { db in try db.deleteGroupMember(gmId) }
             try? await deleteAgentConnections([agentConnId])
             throw error
         }
@@ -137,9 +118,7 @@ extension ChatController {
     func joinGroup(groupId: Int64) async throws(ChatError) -> ChatResponse {
         let (user, g) = try groupContext(groupId)
         guard g.membership.memberStatus == .invited else { throw .errorStore(storeError: .groupAlreadyJoined) }
-        guard let host = try store.read({ db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_members WHERE group_id = ? AND member_category = 'host'"), arguments: [groupId])
-        }), let connReq = host["inv_conn_req"] as String?, let ownId = MemberId(base64url: g.membership.memberId) else {
+        guard let host = try store.read({ db in try db.groupHostRow(groupId: groupId) }), let connReq = host["inv_conn_req"] as String?, let ownId = MemberId(base64url: g.membership.memberId) else {
             throw .errorStore(storeError: .groupInvitationNotFound)
         }
         let hostGmId: Int64 = host["group_member_id"]
@@ -158,12 +137,8 @@ extension ChatController {
             throw Self.agentError(error)
         }
         try store.write { db in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, group_member_id, initiated, pq_support, created_at, updated_at)
-                VALUES (?, ?, 'member', 'joined', ?, 1, 0, ?, ?)
-                """, [user.userId, agentConnId, hostGmId, Self.now, Self.now])
-            try db.run("UPDATE group_members SET member_status = 'accepted', updated_at = ? WHERE group_id = ? AND member_category IN ('user', 'host')",
-                       [Self.now, groupId])
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: hostGmId, status: "joined", initiated: true, at: Self.now)
+            try db.acceptGroupInvitation(groupId: groupId, at: Self.now)
         }
         if let c = hostContact { try setInvitationStatus(contactId: c.contactId, groupId: groupId, .accepted) }
         return .userAcceptedGroupSent(user: user, groupInfo: try groupInfo(groupId), hostContact: hostContact)
@@ -200,17 +175,7 @@ extension ChatController {
     func listGroups(userId: Int64, contactId: Int64?, search: String?) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         let groups = try store.read { db -> [GroupInfo] in
-            var sql = "SELECT g.group_id FROM groups g WHERE g.user_id = ?"
-            var args: StatementArguments = [userId]
-            if let contactId {
-                sql += " AND EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = g.group_id AND m.contact_id = ?)"
-                _ = args.append(contentsOf: [contactId])
-            }
-            if let search, !search.isEmpty {
-                sql += " AND g.local_display_name LIKE ?"
-                _ = args.append(contentsOf: ["%\(search)%"])
-            }
-            return try Int64.fetchAll(db.cachedStatement(sql: sql + " ORDER BY g.group_id"), arguments: args).compactMap { try Self.groupInfo(db, $0) }
+            try db.groupIds(userId: userId, withContact: contactId, search: search).compactMap { try Self.groupInfo(db, $0) }
         }
         return .groupsList(user: user, groups: groups)
     }
@@ -243,7 +208,7 @@ extension ChatController {
         for m in selected where m.memberRole != role {
             guard let mid = MemberId(base64url: m.memberId) else { continue }
             await sendGroupEvent(groupId, .grpMemRole(memberId: mid, role: role))
-            try store.write { db in try db.run("UPDATE group_members SET member_role = ?, updated_at = ? WHERE group_member_id = ?", [role.rawValue, Self.now, m.groupMemberId]) }
+            try store.write { db in try db.setMemberRole(m.groupMemberId, role.rawValue, at: Self.now) }
             let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
                                         content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberRole", fields: .memberRole(groupMemberId: m.groupMemberId, profile: m.memberProfile.profile, role: role))),
                                         text: "changed role of \(m.localDisplayName) to \(role.rawValue)")
@@ -268,7 +233,7 @@ extension ChatController {
             guard let mid = MemberId(base64url: m.memberId) else { continue }
             await sendGroupEvent(groupId, .grpMemRestrict(memberId: mid, restrictions: MemberRestrictions(restriction: blocked ? .blocked : .unrestricted)),
                                  excluding: excluded)
-            try store.write { db in try db.run("UPDATE group_members SET blocked_by_admin = ?, updated_at = ? WHERE group_member_id = ?", [blocked, Self.now, m.groupMemberId]) }
+            try store.write { db in try db.setMemberBlockedByAdmin(m.groupMemberId, blocked, at: Self.now) }
             let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
                                         content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberBlocked", fields: .memberBlocked(groupMemberId: m.groupMemberId, profile: m.memberProfile.profile, blocked: blocked))),
                                         text: (blocked ? "blocked " : "unblocked ") + m.localDisplayName)
@@ -286,7 +251,7 @@ extension ChatController {
         let m = try member(groupMemberId)
         guard m.groupId == g.groupId, m.memberCategory != .user else { throw .error(errorType: .groupMemberNotFound) }
         try store.write { db in
-            try db.run("UPDATE group_members SET show_messages = ?, updated_at = ? WHERE group_member_id = ?", [settings.showMessages, Self.now, groupMemberId])
+            try db.setMemberShowMessages(groupMemberId, settings.showMessages, at: Self.now)
         }
         return .cmdOk(user_: user)
     }
@@ -305,15 +270,14 @@ extension ChatController {
             let conns = try memberConnections(m.groupMemberId)
             if m.memberStatus == .invited {
                 try await deleteAgentConnections(conns)
-                try store.write { db in try db.run("DELETE FROM group_members WHERE group_member_id = ?", [m.groupMemberId]) }
+                try store.write { db in try db.deleteGroupMember(m.groupMemberId) }
                 continue
             }
             guard let mid = MemberId(base64url: m.memberId) else { continue }
             await sendGroupEvent(groupId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
             try await deleteAgentConnections(conns, waitForDelivery: 3)
             try store.write { db in
-                try db.run("UPDATE group_members SET member_status = 'removed', updated_at = ? WHERE group_member_id = ?", [Self.now, m.groupMemberId])
-                try db.run("DELETE FROM connections WHERE group_member_id = ?", [m.groupMemberId])
+                try db.closeMember(m.groupMemberId, status: "removed", at: Self.now)
             }
             if withMessages { try moderateMemberItems(groupId: groupId, authorGmId: m.groupMemberId, by: g.membership) }
             let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,
@@ -328,23 +292,15 @@ extension ChatController {
 
     func memberConnections(_ groupMemberId: Int64) throws(ChatError) -> [String] {
         try store.read { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT agent_conn_id FROM connections WHERE group_member_id = ?"), arguments: [groupMemberId])
+            try db.memberConnectionIds(groupMemberId: groupMemberId)
         }
     }
 
     /// Every member connection of a group and its link, closed (leaving, deleting, being removed).
     func closeGroupConnections(_ groupId: Int64, waitForDelivery: Double) async throws(ChatError) {
-        let conns = try store.read { db in
-            try String.fetchAll(db.cachedStatement(sql: """
-                SELECT c.agent_conn_id FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id WHERE m.group_id = ?
-                UNION ALL SELECT agent_conn_id FROM group_links WHERE group_id = ?
-                """), arguments: [groupId, groupId])
-        }
+        let conns = try store.read { db in try db.groupAgentConnIds(groupId: groupId) }
         try await deleteAgentConnections(conns, waitForDelivery: waitForDelivery)
-        try store.write { db in
-            try db.run("DELETE FROM connections WHERE group_member_id IN (SELECT group_member_id FROM group_members WHERE group_id = ?)", [groupId])
-            try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId])
-        }
+        try store.write { db in try db.deleteGroupConnections(groupId: groupId) }
     }
 
     /// `/_leave #<groupId>`: x.grp.leave to all, then our member connections are closed.
@@ -356,7 +312,7 @@ extension ChatController {
                                     content: .sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "userLeft")), text: "left")
         try await closeGroupConnections(groupId, waitForDelivery: 3)
         try store.write { db in
-            try db.run("UPDATE group_members SET member_status = 'left', updated_at = ? WHERE group_id = ? AND member_category = 'user'", [Self.now, groupId])
+            try db.setMembershipStatus(groupId: groupId, "left", at: Self.now)
         }
         emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
         return .leftMemberUser(user: user, groupInfo: try groupInfo(groupId))
@@ -373,15 +329,10 @@ extension ChatController {
         let sendDel = g.membership.memberRole == .owner && g.membership.memberStatus.isActive
         if sendDel { await sendGroupEvent(groupId, .grpDel) }
         try await closeGroupConnections(groupId, waitForDelivery: 3)
-        if let host = try store.read({ db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT contact_id FROM group_members WHERE group_id = ? AND member_category = 'host'"), arguments: [groupId])
-        }), g.membership.memberStatus == .invited {
+        if let host = try store.read({ db in try db.groupHostContactId(groupId: groupId) }), g.membership.memberStatus == .invited {
             try setInvitationStatus(contactId: host, groupId: groupId, .rejected)
         }
-        try store.write { db in
-            try db.run("DELETE FROM chat_items WHERE group_id = ?", [groupId])
-            try db.run("DELETE FROM groups WHERE group_id = ?", [groupId])
-        }
+        try store.write { db in try db.deleteGroupWithItems(groupId) }
         return .groupDeletedUser(user: user, groupInfo: g, localDeletion: !sendDel)
     }
 
@@ -397,7 +348,7 @@ extension ChatController {
         try store.write { db in
             let name = profile.displayName == from.groupProfile.displayName
                 ? from.localDisplayName : try self.uniqueGroupName(db, userId: user.userId, valid)
-            try db.run("UPDATE groups SET group_profile = ?, local_display_name = ?, updated_at = ? WHERE group_id = ?", [j, name, Self.now, groupId])
+            try db.setGroupProfile(groupId, profileJSON: j, localDisplayName: name, at: Self.now)
         }
         await sendGroupEvent(groupId, .grpInfo(profile))
         if from.groupProfile.displayName != profile.displayName || from.groupProfile.fullName != profile.fullName
@@ -418,7 +369,7 @@ extension ChatController {
         let (user, g) = try groupContext(groupId)
         try assertUserRole(g, .admin)
         if role > .member { throw .error(errorType: .groupMemberInitialRole(groupInfo: g, initialRole: role)) }
-        if try store.read({ db in try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM group_links WHERE group_id = ?"), arguments: [groupId]) }) == true {
+        if try store.read({ db in try db.groupLinkRow(groupId: groupId) }) != nil {
             throw .errorStore(storeError: .duplicateGroupLink(groupInfo: g))
         }
         let agent = try runningAgent()
@@ -433,18 +384,16 @@ extension ChatController {
             throw Self.agentError(error)
         }
         let row = try store.write { db -> Row? in
-            try db.run("""
-                INSERT INTO group_links (group_id, user_id, agent_conn_id, conn_link, short_link, group_link_id, member_role, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [groupId, user.userId, created.connId, created.link.uriString, created.shortLink?.uriString, linkId, role.rawValue, Self.now])
-            return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE group_id = ?"), arguments: [groupId])
+            try db.insertGroupLink(groupId: groupId, userId: user.userId, agentConnId: created.connId, connLink: created.link.uriString,
+                                   shortLink: created.shortLink?.uriString, groupLinkId: linkId, role: role.rawValue, at: Self.now)
+            return try db.groupLinkRow(groupId: groupId)
         }
         guard let row else { throw .error(errorType: .groupInternal(message: "group link not stored")) }
         return .groupLinkCreated(user: user, groupInfo: g, groupLink: Self.groupLink(row))
     }
 
     func groupLinkRow(_ g: GroupInfo) throws(ChatError) -> Row {
-        guard let r = try store.read({ db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM group_links WHERE group_id = ?"), arguments: [g.groupId]) }) else {
+        guard let r = try store.read({ db in try db.groupLinkRow(groupId: g.groupId) }) else {
             throw .errorStore(storeError: .groupLinkNotFound(groupInfo: g))
         }
         return r
@@ -460,7 +409,7 @@ extension ChatController {
         try assertUserRole(g, .admin)
         if role > .member { throw .error(errorType: .groupMemberInitialRole(groupInfo: g, initialRole: role)) }
         _ = try groupLinkRow(g)
-        try store.write { db in try db.run("UPDATE group_links SET member_role = ? WHERE group_id = ?", [role.rawValue, groupId]) }
+        try store.write { db in try db.setGroupLinkRole(groupId: groupId, role.rawValue) }
         return .groupLink(user: user, groupInfo: g, groupLink: Self.groupLink(try groupLinkRow(g)))
     }
 
@@ -469,7 +418,7 @@ extension ChatController {
         try assertUserRole(g, .admin)
         let r = try groupLinkRow(g)
         try await deleteAgentConnections([r["agent_conn_id"]])
-        try store.write { db in try db.run("DELETE FROM group_links WHERE group_id = ?", [groupId]) }
+        try store.write { db in try db.deleteGroupLink(groupId: groupId) }
         return .groupLinkDeleted(user: user, groupInfo: g)
     }
 }

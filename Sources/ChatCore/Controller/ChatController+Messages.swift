@@ -113,17 +113,17 @@ extension ChatController {
     /// their agent message ids.
     func storeSentItems(_ items: [NewChatItem], contact: Contact, agentConnId: String) throws(ChatError) -> [Int64] {
         let now = Self.now
+        // Reports the agent made before the items existed go into their rows: one write in all.
+        var rows = items
+        for i in rows.indices {
+            guard let msgId = rows[i].agentMsgId else { continue }
+            if let status = earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] { rows[i].statusJSON = try json(status) }
+        }
         let ids = try store.write { db -> [Int64] in
             if !contact.contactUsed { try db.setContactUsed(contact.contactId) }
-            return try items.map { try db.insertChatItem($0, at: now) }
+            return try rows.map { try db.insertChatItem($0, at: now) }
         }
-        var early: [Int64: CIStatus] = [:]
-        for msgId in Set(items.compactMap(\.agentMsgId)) {
-            early[msgId] = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId))
-        }
-        for (itemId, item) in zip(ids, items) {
-            if let msgId = item.agentMsgId, let status = early[msgId] { try setStatus(itemId, status) }
-        }
+        for msgId in Set(items.compactMap(\.agentMsgId)) { earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) }
         return ids
     }
 
@@ -175,7 +175,7 @@ extension ChatController {
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
         guard let item = try store.read({ db -> ChatItem? in
             guard let r = try db.chatItemRow(itemId) else { return nil }
-            return try Self.chatItem(db, r)
+            return try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses)
         }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
         }
@@ -214,6 +214,7 @@ extension ChatController {
         case .filters(let f, let u): favorite = f; unread = u
         }
         let onlyChats = favorite || unread
+        let deferred = store.deferredSentStatuses
         let chats = try store.read { db -> [AChat] in
             if favorite { return [] }
             var out: [(Double, AChat)] = []
@@ -226,7 +227,7 @@ extension ChatController {
                 let unreadCount = try db.contactUnreadCount(id)
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastContactItemRow(id)
-                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
+                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0, deferred: deferred)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unreadCount))))
             }
             for (id, ts) in try db.chatListGroups(userId: userId, bound: bound, search: search, limit: count) {
@@ -234,7 +235,7 @@ extension ChatController {
                 let unreadCount = try db.groupUnreadCount(id)
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastGroupItemRow(id)
-                out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try Self.chatItem(db, $0)] } ?? [],
+                out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try Self.chatItem(db, $0, deferred: deferred)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unreadCount))))
             }
             if !onlyChats {
@@ -265,6 +266,7 @@ extension ChatController {
             throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
         }
         let isGroup = ref.chatType == .group
+        let deferred = store.deferredSentStatuses
         let found = try store.read { db -> (Int64, ChatInfo, [ChatItem])? in
             let info: ChatInfo
             if isGroup {
@@ -277,7 +279,7 @@ extension ChatController {
             guard let userId = try isGroup ? db.groupUserId(ref.chatId) : db.contactUserId(ref.chatId) else { return nil }
             let rows = try db.chatItemRows(contactId: isGroup ? nil : ref.chatId, groupId: isGroup ? ref.chatId : nil,
                                            contentTag: contentTag, search: search, pagination: pagination)
-            return (userId, info, try rows.map { try Self.chatItem(db, $0) })
+            return (userId, info, try rows.map { try Self.chatItem(db, $0, deferred: deferred) })
         }
         guard let (userId, info, items) = found else {
             throw isGroup ? .errorStore(storeError: .groupNotFound(groupId: ref.chatId)) : .errorStore(storeError: .contactNotFound(contactId: ref.chatId))

@@ -29,23 +29,18 @@ extension ChatController {
         let contactId = try store.write { db -> Int64 in
             let profileId = try db.insertContactProfile(userId: userId, profile, at: Self.now)
             let name = try self.uniqueName(db, userId: userId, Self.validDisplayName(profile.displayName))
-            try db.run("""
-                INSERT INTO contacts (user_id, local_display_name, profile_id, prepared_conn_link, prepared_short_link, prepared_link_mode,
-                  created_at, updated_at, chat_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, name, profileId, parsed.withSimplexScheme.uriString, link.connShortLink, mode, Self.now, Self.now, Self.now])
-            let contactId = db.lastInsertedRowID
+            let contactId = try db.insertPreparedContact(userId: userId, localDisplayName: name, profileId: profileId,
+                                                         connLink: parsed.withSimplexScheme.uriString, shortLink: link.connShortLink,
+                                                         linkMode: mode, at: Self.now)
             if let welcome = data.message, let welcomeJSON {
                 // The greeting the link carries, shown as the peer's first message.
-                try db.run("""
-                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, created_at, updated_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?)
-                    """, [userId, contactId, Self.now, welcome.text, welcomeJSON, rcvNew, Self.now, Self.now])
+                try db.insertLinkWelcomeItem(userId: userId, contactId: contactId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
             }
             return contactId
         }
         let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id"), arguments: [contactId])
-            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r) })
+            let rows = try db.allContactItemRows(contactId)
+            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let contact else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items))
@@ -60,7 +55,7 @@ extension ChatController {
         guard let prepared = contact.preparedContact, contact.activeConn == nil else {
             throw .error(errorType: .commandError(message: "contact @\(contactId) is not a prepared contact"))
         }
-        let userId = try store.read { db in try Int64.fetchOne(db, sql: "SELECT user_id FROM contacts WHERE contact_id = ?", arguments: [contactId]) } ?? 0
+        let userId = try store.read { db in try db.contactUserId(contactId) } ?? 0
         let user = try userById(userId)
         let parsed: ConnectionRequestURI
         do { parsed = try ConnectionRequestURI(parsing: prepared.connLinkToConnect.connFullLink) } catch { throw .error(errorType: .invalidConnReq) }
@@ -79,17 +74,12 @@ extension ChatController {
         let sentJSON = try message.map { m throws(ChatError) in try json(CIContent.sndMsgContent(msgContent: m)) }
         let sndSent = try json(CIStatus.sndSent(sndProgress: .complete))
         let updated = try store.write { db -> Contact? in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, custom_user_profile_id, contact_id,
-                  initiated, created_at, updated_at) VALUES (?, ?, 'contact', 'joined', ?, ?, ?, ?, 1, ?, ?)
-                """, [userId, agentConnId, parsed.mode == .contact, parsed.withSimplexScheme.uriString, incognitoId, contactId, Self.now, Self.now])
-            try db.run("UPDATE contacts SET contact_used = 1, updated_at = ? WHERE contact_id = ?", [Self.now, contactId])
+            try db.insertPreparedContactConnection(userId: userId, agentConnId: agentConnId, viaContactURI: parsed.mode == .contact,
+                                                   viaLink: parsed.withSimplexScheme.uriString, customProfileId: incognitoId,
+                                                   contactId: contactId, at: Self.now)
             if let message, let sentJSON, let requestMsg {
-                try db.run("""
-                    INSERT INTO chat_items (user_id, contact_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id, created_at, updated_at)
-                    VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
-                    """, [userId, contactId, Self.now, message.text, sentJSON, sndSent, requestMsg.msgId.base64url, Self.now, Self.now])
-                try db.run("UPDATE contacts SET chat_ts = ? WHERE contact_id = ?", [Self.now, contactId])
+                try db.insertRequestMessageItem(userId: userId, contactId: contactId, text: message.text, contentJSON: sentJSON, statusJSON: sndSent,
+                                                sharedMsgId: requestMsg.msgId.base64url, at: Self.now)
             }
             return try self.contact(db, contactId)
         }
@@ -118,29 +108,18 @@ extension ChatController {
         let full = parsed.withSimplexScheme.uriString
         let groupId = try store.write { db -> Int64 in
             let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(data.groupProfile.displayName))
-            try db.run("""
-                INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, prepared_conn_link,
-                  prepared_short_link, created_at, updated_at, chat_ts)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [userId, name, profileJSON, full, linkId, full, link.connShortLink, Self.now, Self.now, Self.now])
-            let groupId = db.lastInsertedRowID
-            // Our membership until the host tells us our member ID and role.
-            try db.run("""
-                INSERT INTO group_members (group_id, user_id, member_id, member_role, member_category, member_status, local_display_name,
-                  created_at, updated_at)
-                VALUES (?, ?, ?, 'member', 'user', 'unknown', ?, ?, ?)
-                """, [groupId, userId, MemberId.random().base64url, user.localDisplayName, Self.now, Self.now])
+            // Our membership is a placeholder until the host tells us our member ID and role.
+            let groupId = try db.insertPreparedGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, connLink: full, groupLinkId: linkId,
+                                                     shortLink: link.connShortLink, memberId: MemberId.random().base64url,
+                                                     membershipName: user.localDisplayName, at: Self.now)
             if let welcome, let welcomeJSON {
-                try db.run("""
-                    INSERT INTO chat_items (user_id, group_id, item_sent, item_ts, item_text, item_content, item_status, created_at, updated_at)
-                    VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?)
-                    """, [userId, groupId, Self.now, welcome, welcomeJSON, rcvNew, Self.now, Self.now])
+                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
             }
             return groupId
         }
         let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? ORDER BY chat_item_id"), arguments: [groupId])
-            return (try Self.groupInfo(db, groupId), try rows.map { r in try Self.chatItem(db, r) })
+            let rows = try db.allGroupItemRows(groupId)
+            return (try Self.groupInfo(db, groupId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))
@@ -165,13 +144,8 @@ extension ChatController {
             throw Self.agentError(error)
         }
         try store.write { db in
-            try db.run("""
-                INSERT INTO connections (user_id, agent_conn_id, conn_type, conn_status, via_contact_uri, via_link, via_group_link_id, prepared_group_id,
-                  custom_user_profile_id, initiated, created_at, updated_at)
-                VALUES (?, ?, 'contact', 'joined', 1, ?, ?, ?, ?, 1, ?, ?)
-                """, [user.userId, agentConnId, parsed.withSimplexScheme.uriString, Self.groupLinkId(parsed), groupId, incognitoId, Self.now, Self.now])
-            try db.run("UPDATE groups SET prepared_started = 1, updated_at = ? WHERE group_id = ?", [Self.now, groupId])
-            try db.run("UPDATE group_members SET member_profile_id = ? WHERE group_id = ? AND member_category = 'user'", [incognitoId, groupId])
+            try db.startPreparedGroup(groupId, userId: user.userId, agentConnId: agentConnId, viaLink: parsed.withSimplexScheme.uriString,
+                                      groupLinkId: Self.groupLinkId(parsed), customProfileId: incognitoId, at: Self.now)
         }
         return .startedConnectionToGroup(user: user, groupInfo: try groupInfo(groupId), customUserProfile: incognito ? profile : nil)
     }

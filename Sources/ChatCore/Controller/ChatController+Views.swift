@@ -100,11 +100,16 @@ extension ChatController {
     }
 
     /// A chat item row with its quote, timer, deletion mark and reaction counts.
-    static func chatItem(_ db: Database, _ r: Row) throws -> ChatItem {
+    /// `deferred`: "sent" marks not written yet (ChatStore), shown as they will be stored.
+    static func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
         let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(json: r["item_content"])
-        let status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
+        var status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
+        if let mark = deferred[itemId], let s = try? ChatJSON.decode(CIStatus.self, from: mark) {
+            // As the write will do it: "delivered" is kept.
+            if case .sndRcvd = status {} else { status = s }
+        }
         let deleted = (r["item_deleted"] as String?).flatMap { try? ChatJSON.decode(CIDeleted.self, from: $0) }
         let text: String = r["item_text"]
         let ttl: Int? = r["timed_ttl"]

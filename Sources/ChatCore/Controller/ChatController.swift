@@ -13,6 +13,10 @@ public actor ChatController {
     public struct Config: Sendable {
         /// SMP relays used when the user configured none.
         public var defaultSMPServers: [String] = []
+        /// How long (seconds) a "sent" mark may wait for another write transaction to carry it
+        /// before it is written on its own (issue 14; docs/protocol-notes.md, "Chat database writes").
+        /// 0 or less: written as it arrives, in a transaction of its own (as before issue 14).
+        public var deferredStatusDelay: Double = 1.0
         public init() {}
     }
 
@@ -35,6 +39,8 @@ public actor ChatController {
     var closed = false
     /// Delivery statuses that arrived before their chat item had its agent message id.
     var earlyStatuses: [EarlyKey: CIStatus] = [:]
+    /// Writes deferred "sent" marks when no other write has carried them in time.
+    var deferredFlush: Task<Void, Never>?
     /// Last reported state of each relay, so a drop is reported once, not per connection.
     var hostsUp: [String: Bool] = [:]
 

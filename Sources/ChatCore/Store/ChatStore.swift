@@ -11,6 +11,15 @@ final class ChatStore: Sendable {
     /// Write transactions so far (chat-bench reports them per message).
     private let writes = NIOLockedValueBox(0)
     var writeCount: Int { writes.withLockedValue { $0 } }
+    /// "Sent" marks of sent items not written yet (item id -> status JSON): each rides in the
+    /// next write transaction (the delivery receipt's, usually), so a sent message costs two
+    /// writes, not three (issue 14). Reads see them through `deferredSentStatuses`.
+    private let deferredSent = NIOLockedValueBox<[Int64: DeferredStatus]>([:])
+
+    struct DeferredStatus: Sendable {
+        let statusJSON: String
+        let at: Double
+    }
 
     private init(path: String, dbQueue: DatabaseQueue) {
         self.path = path
@@ -67,12 +76,48 @@ final class ChatStore: Sendable {
         do { return try dbQueue.inDatabase(body) } catch { throw ChatStore.wrap(error) }
     }
 
+    /// One write transaction: the deferred "sent" marks first (so a later status in `body`
+    /// wins), then `body`. If it fails the marks stay deferred for the next one.
     func write<T>(_ body: (Database) throws -> T) throws(ChatError) -> T {
         writes.withLockedValue { $0 += 1 }
-        do { return try dbQueue.write(body) } catch { throw ChatStore.wrap(error) }
+        let marks = deferredSent.withLockedValue { d in defer { d = [:] }; return d }
+        do {
+            return try dbQueue.write { db in
+                for (itemId, m) in marks.sorted(by: { $0.key < $1.key }) {
+                    _ = try db.setSentItemStatus(itemId, m.statusJSON, keepDelivered: true, at: m.at)
+                }
+                return try body(db)
+            }
+        } catch {
+            deferredSent.withLockedValue { d in d.merge(marks) { newer, _ in newer } }
+            throw ChatStore.wrap(error)
+        }
     }
 
-    func close() { try? dbQueue.close() }
+    /// Records a "sent" mark to be written with the next write transaction.
+    func deferSentStatus(_ itemIds: [Int64], statusJSON: String, at now: Double) {
+        deferredSent.withLockedValue { d in
+            for id in itemIds { d[id] = DeferredStatus(statusJSON: statusJSON, at: now) }
+        }
+    }
+
+    /// Deferred marks, for reads to show items as they will be stored.
+    var deferredSentStatuses: [Int64: String] { deferredSent.withLockedValue { $0.mapValues(\.statusJSON) } }
+
+    /// Whether any mark waits for a write.
+    var hasDeferredWrites: Bool { deferredSent.withLockedValue { !$0.isEmpty } }
+
+    /// Writes the deferred marks now (one transaction), if there are any.
+    func flushDeferred() throws(ChatError) {
+        guard hasDeferredWrites else { return }
+        try write { _ in }
+    }
+
+    /// Writes what is deferred, then closes.
+    func close() {
+        try? flushDeferred()
+        try? dbQueue.close()
+    }
 
     /// SQLite failures become the store errors simplex-chat reports for them (SEDBBusyError,
     /// SEDBException); the receive path retries on these instead of dropping the message.

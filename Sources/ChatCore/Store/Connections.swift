@@ -61,11 +61,11 @@ extension Database {
 
     /// The sent direct items an agent report (SENT, RCVD, MERR) is about, several when they went
     /// in one batch: `(itemId, contactId, userId)`.
-    func sentContactItems(agentConnId: String, agentMsgId: Int64) throws -> [(Int64, Int64, Int64)] {
+    func sentContactItems(agentConnId: String, agentMsgId: Int64) throws -> [(Int64, Int64, Int64, String)] {
         try Row.fetchAll(cachedStatement(sql: """
-            SELECT ci.chat_item_id, ci.contact_id, ci.user_id FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
+            SELECT ci.chat_item_id, ci.contact_id, ci.user_id, ci.item_status FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
             WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1 ORDER BY ci.chat_item_id
-            """), arguments: [agentConnId, agentMsgId]).map { ($0[0], $0[1], $0[2]) }
+            """), arguments: [agentConnId, agentMsgId]).map { ($0[0], $0[1], $0[2], $0[3]) }
     }
 
     /// Timed items whose time has come: `(itemId, contactId, groupId, userId)`.
