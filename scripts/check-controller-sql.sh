@@ -4,8 +4,8 @@
 # number of SQL call sites in Controller/ grows, and MAX is lowered as domains move (never raised).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MAX=11
-n=$(grep -hE 'sql:|db\.run\(|\.execute\(' Sources/ChatCore/Controller/*.swift | wc -l)
+MAX=0
+n=$({ grep -hE 'sql:|db\.run\(|\.execute\(' Sources/ChatCore/Controller/*.swift || true; } | wc -l)
 if [ "$n" -gt "$MAX" ]; then
   echo "SQL in Sources/ChatCore/Controller: $n call sites (at most $MAX); put new queries in Sources/ChatCore/Store" >&2
   exit 1

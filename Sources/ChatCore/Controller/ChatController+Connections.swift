@@ -127,16 +127,11 @@ extension ChatController {
     func plan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> LinkPlan {
         let s = link.withSimplexScheme.uriString
         return try store.read { db -> LinkPlan in
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE conn_link_inv = ?"), arguments: [s]) == true { return .own }
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE conn_link = ?"), arguments: [s]) == true { return .own }
-            if let id = try Int64.fetchOne(db.cachedStatement(sql: """
-                SELECT c.contact_id FROM contacts c JOIN contact_profiles p ON p.profile_id = c.profile_id
-                WHERE c.user_id = ? AND c.contact_status = 'active' AND p.contact_link = ?
-                """), arguments: [userId, s]), let c = try self.contact(db, id) {
-                return .known(c)
-            }
-            if let r = try Row.fetchOne(db.cachedStatement(sql: "SELECT contact_id FROM connections WHERE user_id = ? AND via_link = ?"), arguments: [userId, s]) {
-                if let id = r["contact_id"] as Int64?, let c = try self.contact(db, id), c.activeConn?.connStatus == .ready { return .known(c) }
+            if try db.isOwnFullLink(s) { return .own }
+            if let id = try db.activeContactId(userId: userId, contactLink: s), let c = try self.contact(db, id) { return .known(c) }
+            let via = try db.connectionViaLink(userId: userId, link: s)
+            if via.found {
+                if let id = via.contactId, let c = try self.contact(db, id), c.activeConn?.connStatus == .ready { return .known(c) }
                 return .connecting
             }
             return .fresh
@@ -155,22 +150,16 @@ extension ChatController {
     func groupPlan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> GroupLinkPlan {
         let s = link.withSimplexScheme.uriString
         return try store.read { db -> GroupLinkPlan in
-            if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM group_links WHERE user_id = ? AND conn_link = ?"), arguments: [userId, s]),
-                let g = try Self.groupInfo(db, gid) {
+            if let gid = try db.groupIdOwningLink(userId: userId, connLink: s), let g = try Self.groupInfo(db, gid) {
                 return .ownLink(groupInfo: g)
             }
-            if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM groups WHERE user_id = ? AND via_group_link_uri = ? ORDER BY group_id DESC"),
-                                            arguments: [userId, s]),
-                let g = try Self.groupInfo(db, gid) {
+            if let gid = try db.groupIdJoinedViaLink(userId: userId, link: s), let g = try Self.groupInfo(db, gid) {
                 let st = g.membership.memberStatus
                 if st == .rejected || st.isActive { return .known(groupInfo: g) }
                 if !st.isRemoved { return .connectingProhibit(groupInfo_: g) }
                 return .ok(groupSLinkData_: nil)
             }
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE user_id = ? AND via_link = ? AND group_member_id IS NULL AND contact_id IS NULL"),
-                                 arguments: [userId, s]) == true {
-                return .connectingConfirmReconnect
-            }
+            if try db.hasPendingGroupJoin(userId: userId, link: s) { return .connectingConfirmReconnect }
             return .ok(groupSLinkData_: nil)
         }
     }
@@ -231,16 +220,8 @@ extension ChatController {
         case .short(let short):
             let s = short.uriString
             let own = try store.read { db -> ResolvedLink.Own in
-                if let gid = try Int64.fetchOne(db.cachedStatement(sql: "SELECT group_id FROM group_links WHERE user_id = ? AND short_link = ?"), arguments: [userId, s]) {
-                    return .own(.contact, try Self.groupInfo(db, gid))
-                }
-                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user_contact_links WHERE user_id = ? AND short_link = ?"), arguments: [userId, s]) == true {
-                    return .own(.contact, nil)
-                }
-                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM connections WHERE user_id = ? AND short_link_inv = ?"), arguments: [userId, s]) == true {
-                    return .own(.invitation, nil)
-                }
-                return .none
+                guard let o = try db.ownShortLink(userId: userId, s) else { return .none }
+                return .own(o.mode, try o.groupId.flatMap { gid throws in try Self.groupInfo(db, gid) })
             }
             if case .own = own {
                 // Our own link: its full form is in our database; nothing is fetched.
@@ -257,13 +238,7 @@ extension ChatController {
     }
 
     private func ownFullLink(userId: Int64, _ short: String) throws(ChatError) -> ConnectionRequestURI {
-        let text = try store.read { db in
-            try String.fetchOne(db.cachedStatement(sql: """
-                SELECT conn_link FROM group_links WHERE user_id = ?1 AND short_link = ?2
-                UNION ALL SELECT conn_link FROM user_contact_links WHERE user_id = ?1 AND short_link = ?2
-                UNION ALL SELECT conn_link_inv FROM connections WHERE user_id = ?1 AND short_link_inv = ?2
-                """), arguments: [userId, short])
-        }
+        let text = try store.read { db in try db.ownFullLink(userId: userId, short: short) }
         guard let text, let full = try? ConnectionRequestURI(parsing: text) else { throw .error(errorType: .invalidConnReq) }
         return full
     }
