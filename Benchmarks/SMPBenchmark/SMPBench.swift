@@ -132,8 +132,8 @@ struct SMPBench: AsyncParsableCommand {
             let ceiling = floor.ceiling(cores: threads)
             print("     total \(format(floor.totalMicros)) us of CPU per delivery -> at most \(format(ceiling)) deliveries/s on \(threads) cores,")
             print("     a ratio ceiling of \(format(ceiling / echo.blocksPerSecond, 3)) for this baseline")
-            let best = bestDeliveries
-            print("     best deliveries/s above: \(format(best)) = \(format(best / ceiling, 3)) of the floor's ceiling (target >= 0.7)")
+            print("     best deliveries/s above: \(format(bestDeliveries)) = \(format(bestDeliveries / ceiling, 3))"
+                  + " of the floor's ceiling (target >= 0.7)")
             print("     (for comparison: this build's whole transport stack costs ~\(format(floor.echoDerivedTransportMicros)) us"
                   + " per delivery's 5 blocks, from the echo rate)")
         }
