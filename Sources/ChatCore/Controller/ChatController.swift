@@ -190,7 +190,6 @@ public actor ChatController {
             return try await deleteAddress(userId: try activeUser().userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
             try Self.assertSupported(messages)
-            if ref.chatType == .group { return try await sendGroupMessages(ref, ttl: ttl, live: live, messages) }
             return try await sendMessages(ref, ttl: ttl, live: live, messages)
         case .apiGetChats(let userId, let pcc, let pagination, let query):
             return try getChats(userId: userId, pendingConnections: pcc, pagination: pagination, query: query)
@@ -202,13 +201,10 @@ public actor ChatController {
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
             if !updated.mentions.isEmpty { throw .error(errorType: .commandError(message: "mentions are not supported yet")) }
-            if ref.chatType == .group { return try await updateGroupItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
         case .apiDeleteChatItem(let ref, let itemIds, let mode):
-            if ref.chatType == .group { return try await deleteGroupItems(ref, itemIds, mode: mode) }
             return try await deleteItems(ref, itemIds, mode: mode)
         case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
-            if ref.chatType == .group { return try await reactInGroup(ref, itemId, add: add, reaction) }
             return try await react(ref, itemId, add: add, reaction)
         case .apiPlanForwardChatItems(let from, let itemIds):
             return try forwardPlan(from, itemIds)
