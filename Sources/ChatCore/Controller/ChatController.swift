@@ -84,9 +84,21 @@ public actor ChatController {
         guard !storeClosed else { return .failure(.errorDatabase(databaseError: .errorOpen(sqliteError: .error(dbError: "the database is closed (chat_close_store)")))) }
         switch ChatCommand.parse(command) {
         case .failure(let e): return .failure(e)
-        case .success(let cmd):
-            do { return .success(try await execute(cmd)) } catch { return .failure(error) }
+        case .success(let cmd): return await run(cmd)
         }
+    }
+
+    /// Runs one typed command (the Swift API the terminal uses): the same checks and answers as
+    /// the text form, without parsing or JSON.
+    public func run(_ command: ChatCommand) async -> Result<ChatResponse, ChatError> {
+        guard !closed else { return .failure(.error(errorType: .chatNotStarted)) }
+        guard !storeClosed else { return .failure(.errorDatabase(databaseError: .errorOpen(sqliteError: .error(dbError: "the database is closed (chat_close_store)")))) }
+        do { return .success(try await execute(command)) } catch { return .failure(error) }
+    }
+
+    /// The next event, typed, waiting up to `timeout` seconds (nil on timeout or close).
+    public nonisolated func nextChatEvent(timeout: Double) async -> ChatEvent? {
+        await events.popEvent(timeout: timeout)
     }
 
     /// The next event as `{"result": <ChatEvent>}`, waiting up to `timeout` seconds.
@@ -262,8 +274,9 @@ public actor ChatController {
             return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
-        default:
+        case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
+            // No `default:` here: a new command does not compile until it is dispatched.
             throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))
         }
     }
