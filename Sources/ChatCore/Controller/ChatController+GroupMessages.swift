@@ -177,7 +177,8 @@ extension ChatController {
     }
 
     /// A delivery report for one member's copy of a sent group item; the item's own status is the
-    /// least advanced of its copies (partial until every member got it).
+    /// least advanced of its copies (partial until every member got it). The copy's status and
+    /// the item's are written in one transaction.
     /// Returns false when the message is not a tracked group item copy.
     @discardableResult
     func groupDeliveryUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) -> Bool {
@@ -185,45 +186,43 @@ extension ChatController {
         // Looked up with a read: most reports are for direct messages, which cost no write here.
         guard try store.read({ db in try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: msgId) }) else { return false }
         // Several items when they went to this member in one batch.
-        let itemIds = try store.write({ db -> [Int64] in
+        let (tracked, changed) = try store.write({ db -> (Bool, [Int64]) in
             let ids = try db.groupItemIdsDelivered(agentConnId: agentConnId, agentMsgId: msgId)
-            guard !ids.isEmpty else { return [] }
+            guard !ids.isEmpty else { return (false, []) }
             // A late SENT must not overwrite "delivered".
             try db.setGroupDeliveryStatus(agentConnId: agentConnId, agentMsgId: msgId, statusJSON, keepDelivered: Self.isSent(status))
-            return ids
+            var changed: [Int64] = []
+            for itemId in ids {
+                let copies = try db.groupDeliveryStatuses(chatItemId: itemId).compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
+                guard let aggregate = Self.groupItemStatus(copies, reported: status) else { continue }
+                try db.setItemStatus(itemId, Self.jsonText(aggregate), at: Self.now)
+                changed.append(itemId)
+            }
+            return (true, changed)
         })
-        guard !itemIds.isEmpty else { return false }
-        for itemId in itemIds { try updateGroupItemStatus(itemId, reported: status) }
-        return true
+        for itemId in changed {
+            guard let groupId = try store.read({ db in try db.itemGroupId(itemId) }),
+                let userId = try store.read({ db in try db.groupUserId(groupId) })
+            else { continue }
+            emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
+        }
+        return tracked
     }
 
-    /// A sent group item's status from its copies' statuses (least advanced; partial until all).
-    private func updateGroupItemStatus(_ itemId: Int64, reported status: CIStatus) throws(ChatError) {
-        let statuses = try store.read { db in
-            try db.groupDeliveryStatuses(chatItemId: itemId)
-        }.compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
-        let rcvd = statuses.filter { if case .sndRcvd = $0 { return true } else { return false } }.count
-        let sentOrRcvd = statuses.filter {
+    /// A sent group item's status from its copies' statuses: the least advanced, partial until
+    /// all copies got there; an error when no copy went anywhere. Nil: nothing to change.
+    static func groupItemStatus(_ copies: [CIStatus], reported status: CIStatus) -> CIStatus? {
+        let rcvd = copies.filter { if case .sndRcvd = $0 { true } else { false } }.count
+        let sentOrRcvd = copies.filter {
             switch $0 {
             case .sndSent, .sndRcvd: true
             default: false
             }
         }.count
-        let aggregate: CIStatus
-        if rcvd > 0 {
-            aggregate = .sndRcvd(msgRcptStatus: .ok, sndProgress: rcvd == statuses.count ? .complete : .partial)
-        } else if sentOrRcvd > 0 {
-            aggregate = .sndSent(sndProgress: sentOrRcvd == statuses.count ? .complete : .partial)
-        } else if case .sndError = status {
-            aggregate = status
-        } else {
-            return
-        }
-        try setStatus(itemId, aggregate)
-        guard let groupId = try store.read({ db in try db.itemGroupId(itemId) }),
-            let userId = try store.read({ db in try db.groupUserId(groupId) })
-        else { return }
-        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
+        if rcvd > 0 { return .sndRcvd(msgRcptStatus: .ok, sndProgress: rcvd == copies.count ? .complete : .partial) }
+        if sentOrRcvd > 0 { return .sndSent(sndProgress: sentOrRcvd == copies.count ? .complete : .partial) }
+        if case .sndError = status { return status }
+        return nil
     }
 
     /// A sent or received item of a group chat with what actions need.
