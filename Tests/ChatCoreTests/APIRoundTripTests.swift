@@ -674,6 +674,11 @@ enum RTSamples {
         obj("BROKER", #""brokerAddress":"smp://a@b","brokerErr":{"type":"NETWORK","networkError":{"type":"tLSError","tlsError":"bad certificate"}}"#),
         obj("AGENT", #""agentErr":{"type":"A_CRYPTO","cryptoErr":{"type":"RATCHET_HEADER"}}"#),
         obj("AGENT", #""agentErr":{"type":"A_PROHIBITED","prohibitedErr":"confirmation"}"#),
+        // simplexmq's members TYPES.md leaves out: counts under "data", the dropped duplicate.
+        obj("AGENT", #""agentErr":{"type":"A_CRYPTO","cryptoErr":{"type":"RATCHET_EARLIER","data":3}}"#),
+        obj("AGENT", #""agentErr":{"type":"A_CRYPTO","cryptoErr":{"type":"RATCHET_SKIPPED","data":2001}}"#),
+        obj("AGENT", #""agentErr":{"type":"A_DUPLICATE","droppedMsg_":{"brokerTs":"\#(Fx.ts2)","attempts":2}}"#),
+        obj("AGENT", #""agentErr":{"type":"A_DUPLICATE"}"#),
         obj("NOTICE", #""server":"smp://a@b","preset":true,"expiresAt":"\#(Fx.ts2)""#),
         obj("NOTICE", #""server":"smp://a@b","preset":false"#),
         obj("INTERNAL", #""internalErr":"oops""#),

@@ -179,7 +179,7 @@ extension ChatController {
             case .prohibited(let s): .prohibited(prohibitedErr: s)
             case .version: .version
             case .crypto: .crypto(cryptoErr: .decryptCB)
-            case .duplicate: .duplicate
+            case .duplicate: .duplicate(droppedMsg_: nil)
             }
             return .agent(agentErr: x)
         case .link(let l): return .agent(agentErr: .link(linkErr: "\(l)"))
