@@ -185,6 +185,7 @@ extension ChatController {
                 hostsUp[server] = true
                 emit(.hostConnected(protocol: "smp", transportHost: Self.host(server)))
             }
+        case .rsync(let state, let err, let stats): try ratchetSyncChanged(agentConnId, state, err, stats)
         case .end, .del, .qcont:
             break
         }

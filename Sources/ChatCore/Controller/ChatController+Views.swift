@@ -178,13 +178,25 @@ extension ChatController {
             case .message: .message
             case .prohibited(let s): .prohibited(prohibitedErr: s)
             case .version: .version
-            case .crypto: .crypto(cryptoErr: .decryptCB)
+            case .crypto(let c): .crypto(cryptoErr: apiCryptoError(c))
             case .duplicate: .duplicate
+            case .queue(let s): .queue(queueErr: s)
             }
             return .agent(agentErr: x)
         case .link(let l): return .agent(agentErr: .link(linkErr: "\(l)"))
         case .store(let s): return .internal(internalErr: "store: \(s)")
         case .internalError(let s): return .internal(internalErr: s)
+        }
+    }
+
+    /// The API's AgentCryptoError has no forms with counts yet: RATCHET_EARLIER and RATCHET_SKIPPED
+    /// are shown as the error of the same severity (allowed / required re-synchronization).
+    static func apiCryptoError(_ e: SMPAgent.CryptoError) -> AgentCryptoError {
+        switch e {
+        case .decryptAES, .ratchetEarlier: .decryptAES
+        case .decryptCB: .decryptCB
+        case .ratchetHeader, .ratchetSkipped: .ratchetHeader
+        case .ratchetSync: .ratchetSync
         }
     }
 

@@ -266,6 +266,8 @@ public actor ChatController {
             return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
+        case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)
+        case .apiSyncGroupMemberRatchet(let g, let m, let force): return try await syncMemberRatchet(groupId: g, groupMemberId: m, force: force)
         default:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))

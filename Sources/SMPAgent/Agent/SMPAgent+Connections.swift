@@ -132,7 +132,7 @@ extension SMPAgent {
             own = try PQRatchet.generateSenderParams(replyingTo: peer, pqSupport: pq)
             ratchet = try PQRatchet.initSend(own: own, peer: peer)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         let server = q.server.description
         let sndKey: PrivateAuthKey
@@ -145,7 +145,7 @@ extension SMPAgent {
             sndKey = try linkSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         // Fast procedure: secure the queue ourselves first, so nobody else can use the link.
         let senderSecures = q.senderCanSecure && clientRange.max >= SMPClientVersion.senderAuthKey
@@ -243,7 +243,7 @@ extension SMPAgent {
             sndKey = try PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         let server = q.server.description
         let senderSecures = q.senderCanSecure && q.clientVersion >= SMPClientVersion.senderAuthKey

@@ -15,6 +15,8 @@ extension SMPAgent {
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
                 try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM snd_queues WHERE conn_id = ?"), arguments: [connId]) ?? 0 > 0
             else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
+            // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
+            guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
             return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
         }
         wake(connId)
@@ -24,7 +26,7 @@ extension SMPAgent {
     /// Marks a received message as processed and lets the relay delete it (delivering the next
     /// one). With `receipt`, the sender gets a RCVD event carrying it.
     public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
-        let (msg, rq, already) = try write { db in
+        let (msg, rq, already, receiptRefused) = try write { db in
             guard var m = try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND internal_id = ?", [connId, msgId]) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
@@ -32,15 +34,22 @@ extension SMPAgent {
                 throw AgentError.internalError("no receive queue")
             }
             let already = m.userAck
+            var refused = false
             if !already {
                 m.userAck = true
                 try db.run("UPDATE rcv_messages SET user_ack = 1 WHERE conn_id = ? AND internal_id = ?", [connId, msgId])
                 if let receipt {
-                    let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
-                    _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                    // As simplexmq: the message is acknowledged, but no receipt is queued while
+                    // the ratchet is out of sync (the call then fails after the ACK).
+                    if try db.connectionRecord(connId)?.ratchetSyncState.sendProhibited ?? false {
+                        refused = true
+                    } else {
+                        let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
+                        _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                    }
                 }
             }
-            return (m, rq, already)
+            return (m, rq, already, refused)
         }
         if receipt != nil && !already { wake(connId) }
         let key = try authKey(rq.rcvPrivateKey)
@@ -51,11 +60,10 @@ extension SMPAgent {
         } catch {
             // Not at the relay any more (NO_MSG), or unreachable: the ack is stored; a
             // redelivery of this message is acknowledged again when it arrives.
-            if case .smp(_, .noMessage) = error { return }
-            if case .broker(_, .closed) = error { return }
-            if error.isTemporary { return }
-            throw error
+            let ignored: Bool = if case .smp(_, .noMessage) = error { true } else if case .broker(_, .closed) = error { true } else { error.isTemporary }
+            if !ignored { throw error }
         }
+        if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
     }
 
     /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
@@ -172,7 +180,7 @@ extension SMPAgent {
             throw .internalError("seal: \(error)")
         }
         let authorize = sq.status != .new
-        let notification = msg.msgType == .message || msg.msgType == .confirmation || msg.msgType == .hello
+        let notification = [.message, .confirmation, .hello, .ratchetKey, .eReady].contains(msg.msgType)
         try await smp(sq.server) { c throws(SMPClientError) in
             try await c.send(senderId: [UInt8](sq.sndId), key: authorize ? key : nil, notification: notification, body: bytes)
         }

@@ -221,10 +221,10 @@ public actor SMPAgent {
         switch ev {
         case .message(let m):
             await receive(server: server, m)
-        case .undecryptable(let rid, let msgId, let e):
+        case .undecryptable(let rid, let msgId, _):
             // The relay's layer failed: nothing can be done with it; ACK so the queue moves on.
             if let (connId, key) = try? rcvKey(server: server, rcvId: rid) {
-                emit(connId, .err(.agent(.crypto("relay layer: \(e)"))))
+                emit(connId, .err(.agent(.crypto(.decryptCB))))
                 try? await clients[server]?.ack(recipientId: rid, key: key, msgId: msgId)
             }
         case .end(let rid):

@@ -10,6 +10,10 @@ enum SndMessageType: String, Codable, Sendable {
     case message
     case receipt
     case queueContinue
+    /// New ratchet keys (AgentRatchetKey), encrypted with the queue key only.
+    case ratchetKey
+    /// EREADY: the first message of a re-synchronized ratchet.
+    case eReady
 }
 
 enum SndMessageStatus: String, Codable, Sendable {

@@ -22,6 +22,7 @@ extension ConnectionRecord {
         lastRcvMsgHash = row[11]
         ownLink = row[12]
         createdAt = row[13]
+        ratchetSyncState = RatchetSyncState(rawValue: row[14]) ?? .ok
     }
 
     func encode(to c: inout PersistenceContainer) throws {
@@ -39,6 +40,7 @@ extension ConnectionRecord {
         c["last_rcv_msg_hash"] = lastRcvMsgHash
         c["own_link"] = ownLink
         c["created_at"] = createdAt
+        c["ratchet_sync_state"] = ratchetSyncState.rawValue
     }
 }
 
