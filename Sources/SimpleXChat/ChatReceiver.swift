@@ -107,8 +107,10 @@ public final class ChatReceiver {
             if active(user) { m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil)) }
         case .contactRatchetSync(let user, let contact, _):
             if active(user) { m.updateContact(contact) }
-        case .groupMemberRatchetSync:
+        case .groupMemberRatchetSync, .groupMemberSwitch:
             break
+        case .contactSwitch(let user, let contact, _):
+            if active(user) { m.updateContact(contact) }
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
         case .unknown(let raw):

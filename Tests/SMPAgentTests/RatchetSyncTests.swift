@@ -222,9 +222,14 @@ final class RatchetSyncTests: XCTestCase {
             }
         }()
         let envelope = try XCTUnwrap(keyEnvelope)
-        guard case .ratchetKey(let v, _, let info) = try AgentMsgEnvelope.decode([UInt8](envelope)) else { return XCTFail("not a ratchet key") }
+        guard case .ratchetKey(let v, let params, let info) = try AgentMsgEnvelope.decode([UInt8](envelope)) else { return XCTFail("not a ratchet key") }
         XCTAssertEqual(v, AgentVersion.current)
         XCTAssertEqual(info, [UInt8(ascii: "R")], "AgentRatchetInfo \"\"")
+        // simplexmq `smpEncode (agentVersion, 'R', e2eEncryption, Tail info)`: word16 7, 'R', the
+        // params (version 3, two X448 keys, a proposed sntrup761 key), then "R".
+        XCTAssertEqual([UInt8](envelope), [0, 7, UInt8(ascii: "R")] + (try params.encoded()) + [UInt8(ascii: "R")])
+        XCTAssertEqual(params.version, 3)
+        if case .proposed? = params.kem {} else { XCTFail("PQ on: the keys propose a KEM") }
         var bobCopy = try CraftedSender(dbPath: p.bob.path, connId: p.b)
         let before = p.alice.events.count
 

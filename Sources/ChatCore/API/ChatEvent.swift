@@ -38,6 +38,9 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     /// The ratchet re-synchronization state of a contact's connection changed (EVENTS.md).
     case contactRatchetSync(user: User, contact: Contact, ratchetSyncProgress: RatchetSyncProgress)
     case groupMemberRatchetSync(user: User, groupInfo: GroupInfo, member: GroupMember, ratchetSyncProgress: RatchetSyncProgress)
+    /// A queue switch of a contact's connection progressed (EVENTS.md).
+    case contactSwitch(user: User, contact: Contact, switchProgress: SwitchProgress)
+    case groupMemberSwitch(user: User, groupInfo: GroupInfo, member: GroupMember, switchProgress: SwitchProgress)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -85,6 +88,9 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "groupMemberRatchetSync":
             self = try .groupMemberRatchetSync(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
                                                ratchetSyncProgress: c.v("ratchetSyncProgress"))
+        case "contactSwitch": self = try .contactSwitch(user: c.v("user"), contact: c.v("contact"), switchProgress: c.v("switchProgress"))
+        case "groupMemberSwitch":
+            self = try .groupMemberSwitch(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), switchProgress: c.v("switchProgress"))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -283,6 +289,17 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
             try c.put(progress, "ratchetSyncProgress")
+        case .contactSwitch(let user, let contact, let progress):
+            try c.tag("contactSwitch")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(progress, "switchProgress")
+        case .groupMemberSwitch(let user, let groupInfo, let member, let progress):
+            try c.tag("groupMemberSwitch")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(progress, "switchProgress")
         case .unknown: break
         }
     }

@@ -35,6 +35,20 @@ public struct SndQueueInfo: Codable, Sendable, Hashable {
     public var sndSwitchStatus: String?
 }
 
+/// Payload of `contactSwitch` / `groupMemberSwitch` events (simplex-chat `SwitchProgress`).
+public struct SwitchProgress: Codable, Sendable, Hashable {
+    /// "rcv": our receiving queue (we switch it); "snd": our sending queue (the peer switches).
+    public var queueDirection: String
+    public var switchPhase: SwitchPhase
+    public var connectionStats: ConnectionStats
+
+    public init(queueDirection: String, switchPhase: SwitchPhase, connectionStats: ConnectionStats) {
+        self.queueDirection = queueDirection
+        self.switchPhase = switchPhase
+        self.connectionStats = connectionStats
+    }
+}
+
 /// Payload of `contactRatchetSync` / `groupMemberRatchetSync` events (simplex-chat `RatchetSyncProgress`).
 public struct RatchetSyncProgress: Codable, Sendable, Hashable {
     public var ratchetSyncStatus: RatchetSyncState

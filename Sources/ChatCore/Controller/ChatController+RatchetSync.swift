@@ -163,9 +163,10 @@ extension ChatController {
             connAgentVersion: Int(s.connAgentVersion),
             rcvQueuesInfo: s.rcvQueuesInfo.map { q in
                 let sub: SubscriptionStatus = switch q.subStatus { case .active: .active; case .pending: .pending; case .noSub: .noSub }
-                return RcvQueueInfo(rcvServer: q.rcvServer, status: q.status, rcvSwitchStatus: nil, canAbortSwitch: false, subStatus: sub)
+                return RcvQueueInfo(rcvServer: q.rcvServer, status: q.status, rcvSwitchStatus: q.rcvSwitchStatus?.rawValue,
+                                    canAbortSwitch: q.canAbortSwitch, subStatus: sub)
             },
-            sndQueuesInfo: s.sndQueuesInfo.map { SndQueueInfo(sndServer: $0.sndServer, status: $0.status, sndSwitchStatus: nil) },
+            sndQueuesInfo: s.sndQueuesInfo.map { SndQueueInfo(sndServer: $0.sndServer, status: $0.status, sndSwitchStatus: $0.sndSwitchStatus?.rawValue) },
             ratchetSyncState: Self.apiSyncState(s.ratchetSyncState), ratchetSyncSupported: s.ratchetSyncSupported, subStatus: nil)
     }
 

@@ -268,6 +268,10 @@ public actor ChatController {
             return try await updateProfile(userId: userId, profile)
         case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return try await syncMemberRatchet(groupId: g, groupMemberId: m, force: force)
+        case .apiSwitchContact(let id): return try await switchContact(contactId: id, abort: false)
+        case .apiSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: false)
+        case .apiAbortSwitchContact(let id): return try await switchContact(contactId: id, abort: true)
+        case .apiAbortSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: true)
         default:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))

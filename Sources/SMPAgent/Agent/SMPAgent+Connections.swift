@@ -380,13 +380,14 @@ extension SMPAgent {
     }
 
     /// Appends an outgoing message to the connection's sequence: next ids, hash chain, pending.
-    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8]) throws -> Int64 {
+    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8],
+                         sndQueueId: Int64? = nil) throws -> Int64 {
         guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         conn.lastInternalMsgId += 1
         let hash = Data(CryptoHash.sha256(plain))
         let msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,
                                    msgType: type, msgHash: hash, envelope: Data(envelope), status: .pending,
-                                   createdAt: Date().timeIntervalSince1970)
+                                   createdAt: Date().timeIntervalSince1970, sndQueueId: sndQueueId)
         conn.lastSndMsgId += 1
         conn.lastSndMsgHash = hash
         try db.saveCounters(conn)

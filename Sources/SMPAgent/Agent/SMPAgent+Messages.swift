@@ -30,8 +30,14 @@ extension SMPAgent {
             guard var m = try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND internal_id = ?", [connId, msgId]) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
-            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
-                throw AgentError.internalError("no receive queue")
+            // The queue it came on (two while the connection switches queues), else the primary one.
+            // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
+            let rq: RcvQueueRecord?
+            if let id = m.rcvQueueId {
+                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE rcv_queue_id = ?", [id])
+            } else {
+                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC", [connId])
+                if rq == nil { throw AgentError.internalError("no receive queue") }
             }
             let already = m.userAck
             var refused = false
@@ -52,6 +58,10 @@ extension SMPAgent {
             return (m, rq, already, refused)
         }
         if receipt != nil && !already { wake(connId) }
+        guard let rq else {
+            if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
+            return
+        }
         let key = try authKey(rq.rcvPrivateKey)
         do {
             try await smp(rq.server) { c throws(SMPClientError) in
@@ -68,7 +78,7 @@ extension SMPAgent {
 
     /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
     /// ratchet and stores it pending, all in the caller's transaction.
-    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType) throws -> Int64 {
+    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType, sndQueueId: Int64? = nil) throws -> Int64 {
         guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         var ratchet = try self.ratchet(in: db, connId)
         let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
@@ -79,7 +89,7 @@ extension SMPAgent {
         do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         let envelope = try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
         try saveRatchet(in: db, connId, ratchet)
-        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope)
+        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope, sndQueueId: sndQueueId)
     }
 }
 
@@ -120,8 +130,14 @@ extension SMPAgent {
             let next: Next
             do {
                 next = try store.read { db -> Next in
-                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId]),
-                        let sq = try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE conn_id = ?", [connId])
+                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
+                    else { return .idle }
+                    // A message for a given queue (QTEST) goes there; the rest to the current queue,
+                    // the one not replacing another (the old one until a switch completes).
+                    let named = try m.sndQueueId.flatMap { id in try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE snd_queue_id = ?", [id]) }
+                    guard let sq = try named ?? db.one(SndQueueRecord.self, """
+                        SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY replace_snd_queue_id IS NOT NULL, snd_queue_id LIMIT 1
+                        """, [connId])
                     else { return .idle }
                     return .send(m, sq)
                 }
@@ -224,6 +240,7 @@ extension SMPAgent {
         }
         if msg.msgType == .message { emit(msg.connId, .sent(msgId: msg.internalId)) }
         if let pq = connected { emit(msg.connId, .con(pqEncryption: pq)) }
+        if msg.msgType == .qKey || msg.msgType == .qTest { switchMessageSent(msg, sq) }
     }
 
     private func failed(_ msg: SndMessageRecord, _ error: AgentError) {

@@ -279,6 +279,9 @@ extension SMPAgent {
             conn.lastRcvMsgHash = hash
             var events: [AgentEventKind] = []
             if let synced = try self.ratchetSyncAfterDecrypt(db, &conn) { events.append(synced) }
+            // The first message on a queue that replaces another completes our queue switch.
+            let replaced = try self.messageOnNewQueue(db, rq)
+            var secureNewQueue = false
             var after = AfterReceive.ack
             switch aMessage {
             case .hello:
@@ -295,7 +298,8 @@ extension SMPAgent {
                 try db.saveCounters(conn)
                 let rec = RcvMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, externalSndId: header.sndMsgId,
                                            brokerId: Data(m.msgId), brokerTs: m.timestamp, msgHash: hash, body: Data(body),
-                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false)
+                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false,
+                                           rcvQueueId: rq.rcvQueueId)
                 try db.insertRcvMessage(rec)
                 events.append(.msg(self.meta(rec), body: body))
                 after = .waitForUser
@@ -316,11 +320,42 @@ extension SMPAgent {
                 // send EREADY itself; it answers now with its first message.
                 try db.saveCounters(conn)
                 if !before.canEncrypt { _ = try self.enqueue(db, connId: connId, .eReady(lastId), type: .eReady) }
-            default:
+            case .qAdd(let items):
                 try db.saveCounters(conn)
-                events.append(.err(.agent(.prohibited("queue rotation and ratchet sync are not supported"))))
+                try Self.switchStep(db, &events) { try self.queueAdded(db, conn, items) }
+            case .qKey(let items):
+                try db.saveCounters(conn)
+                try Self.switchStep(db, &events) { try self.queueKeyReceived(db, conn, on: rq, items) }
+                secureNewQueue = true
+            case .qUse(let items):
+                try db.saveCounters(conn)
+                try Self.switchStep(db, &events) { try self.queueUseReceived(db, conn, items) }
+            case .qTest:
+                // Nothing to do: any message on the new queue completes the switch (above).
+                try db.saveCounters(conn)
             }
-            return (after, events, { await self.wake(connId) })
+            let secure = secureNewQueue
+            return (after, events, {
+                await self.wake(connId)
+                if secure { await self.secureSwitchQueue(connId: connId) }
+                if let replaced { await self.deleteReplacedQueue(connId: connId, replaced) }
+            })
+        }
+    }
+
+    /// A queue-rotation step inside the message's transaction: its protocol errors become an ERR
+    /// event and roll back only the step (the message itself, ratchet and counters, stays processed).
+    static func switchStep(_ db: Database, _ events: inout [AgentEventKind], _ body: () throws -> [AgentEventKind]) throws {
+        var out: [AgentEventKind] = []
+        do {
+            try db.inSavepoint {
+                out = try body()
+                return .commit
+            }
+            events += out
+        } catch let e as AgentError {
+            if case .store = e { throw e }
+            events.append(.err(e))
         }
     }
 

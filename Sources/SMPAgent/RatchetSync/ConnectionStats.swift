@@ -20,17 +20,20 @@ public struct ConnectionStats: Sendable, Hashable {
     }
 }
 
-/// One receiving queue of a connection (simplexmq `RcvQueueInfo`, without the switch fields
-/// until queue rotation exists).
+/// One receiving queue of a connection (simplexmq `RcvQueueInfo`).
 public struct RcvQueueInfo: Sendable, Hashable {
     public var rcvServer: String
     /// The reference's `QueueStatus` text: new, confirmed, secured, active.
     public var status: String
+    public var rcvSwitchStatus: RcvSwitchStatus?
+    public var canAbortSwitch: Bool
     public var subStatus: QueueSubscriptionStatus
 
-    public init(rcvServer: String, status: String, subStatus: QueueSubscriptionStatus) {
+    public init(rcvServer: String, status: String, rcvSwitchStatus: RcvSwitchStatus? = nil, subStatus: QueueSubscriptionStatus) {
         self.rcvServer = rcvServer
         self.status = status
+        self.rcvSwitchStatus = rcvSwitchStatus
+        self.canAbortSwitch = rcvSwitchStatus?.canAbort ?? false
         self.subStatus = subStatus
     }
 }
@@ -46,10 +49,12 @@ public enum QueueSubscriptionStatus: String, Sendable, Hashable {
 public struct SndQueueInfo: Sendable, Hashable {
     public var sndServer: String
     public var status: String
+    public var sndSwitchStatus: SndSwitchStatus?
 
-    public init(sndServer: String, status: String) {
+    public init(sndServer: String, status: String, sndSwitchStatus: SndSwitchStatus? = nil) {
         self.sndServer = sndServer
         self.status = status
+        self.sndSwitchStatus = sndSwitchStatus
     }
 }
 
@@ -59,4 +64,5 @@ extension SMPAgent {
     public typealias SyncState = RatchetSyncState
     public typealias CryptoError = AgentCryptoError
     public typealias Stats = ConnectionStats
+    public typealias Phase = SwitchPhase
 }

@@ -42,16 +42,19 @@ extension SMPAgent {
 
     func connectionStats(_ db: Database, _ connId: String) throws -> ConnectionStats {
         guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
-        let rqs = try Row.fetchAll(db, sql: "SELECT server, status FROM rcv_queues WHERE conn_id = ? ORDER BY rcv_queue_id", arguments: [connId])
-        let sqs = try Row.fetchAll(db, sql: "SELECT server, status FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id", arguments: [connId])
+        let rqs = try Row.fetchAll(db, sql: "SELECT server, status, switch_status FROM rcv_queues WHERE conn_id = ? ORDER BY rcv_queue_id", arguments: [connId])
+        let sqs = try Row.fetchAll(db, sql: "SELECT server, status, switch_status FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id", arguments: [connId])
         return ConnectionStats(
             connAgentVersion: UInt16(conn.agentVersion),
             rcvQueuesInfo: rqs.map { r in
                 let server: String = r["server"]
                 let sub: QueueSubscriptionStatus = resubscribing[server] != nil ? .pending : clients[server] != nil ? .active : .noSub
-                return RcvQueueInfo(rcvServer: server, status: r["status"], subStatus: sub)
+                let swch = (r["switch_status"] as String?).flatMap(RcvSwitchStatus.init(rawValue:))
+                return RcvQueueInfo(rcvServer: server, status: r["status"], rcvSwitchStatus: swch, subStatus: sub)
             },
-            sndQueuesInfo: sqs.map { SndQueueInfo(sndServer: $0["server"], status: $0["status"]) },
+            sndQueuesInfo: sqs.map {
+                SndQueueInfo(sndServer: $0["server"], status: $0["status"], sndSwitchStatus: ($0["switch_status"] as String?).flatMap(SndSwitchStatus.init(rawValue:)))
+            },
             ratchetSyncState: conn.ratchetSyncState,
             ratchetSyncSupported: conn.agentVersion >= Int(AgentVersion.ratchetSync))
     }
