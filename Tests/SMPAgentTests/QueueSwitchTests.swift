@@ -1,8 +1,22 @@
 import Foundation
+import SimplexFoundation
+import SMPProtocol
 import SMPTransport
 import XCTest
 
 @testable import SMPAgent
+
+extension CraftedSender {
+    /// Any agent message as Bob's next one (ids, hash chain, ratchet).
+    mutating func envelope(_ msg: AMessage) throws -> [UInt8] {
+        let header = APrivHeader(sndMsgId: lastSndMsgId + 1, prevMsgHash: lastHash)
+        let plain = try AgentMessage.message(header, msg).smpEncoded()
+        let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncAgentMsgLength(pq: pq))
+        lastSndMsgId += 1
+        lastHash = CryptoHash.sha256(plain)
+        return try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
+    }
+}
 
 /// Queue rotation between two agents over two real relays on loopback: the recipient moves its
 /// receiving queue to the other relay (QADD, QKEY, QUSE, QTEST) and messages keep flowing.
@@ -115,6 +129,49 @@ final class QueueSwitchTests: XCTestCase {
         }
         XCTAssertEqual(e, .agent(.queue("QKEY: queue address not found in connection")))
         try await exchange(alice, a, bob, b, "after abort")
+        await alice.stop()
+        await bob.stop()
+        await relay.stop()
+    }
+
+    /// Rotation messages that name queues the connection does not have get simplexmq's A_QUEUE
+    /// errors; the messages still count in the hash chain and the connection goes on.
+    func testBadRotationMessages() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+        let (a, b) = try await connect(alice, bob)
+        await bob.stop()
+        var bobCopy = try CraftedSender(dbPath: bob.path, connId: b)
+        let nowhere = SndQAddr(server: try relay.address, senderId: SecureRandom.bytes(24))
+        let uri = SMPQueueURI(server: try relay.address, senderId: SecureRandom.bytes(24), dhPublicKey: X25519PrivateKey().publicKey, senderCanSecure: true)
+        let info = SMPQueueInfo(clientVersion: 4, server: try relay.address, senderId: SecureRandom.bytes(24),
+                                dhPublicKey: X25519PrivateKey().publicKey, senderCanSecure: true)
+        let cases: [(AMessage, String)] = [
+            (.qAdd([QueueAddition(queue: uri, replaces: nowhere)]), "QADD: replaced queue address is not found in connection"),
+            (.qAdd([QueueAddition(queue: uri, replaces: nil)]), "adding queue without switching is not supported"),
+            (.qKey([QueueSenderKey(queue: info, senderKey: try PrivateAuthKey.generate(.ed25519).publicKey)]), "QKEY: queue address not found in connection"),
+            (.qUse([QueueUse(queue: nowhere, primary: true)]), "QUSE: switched queue address not found in connection"),
+        ]
+        for (msg, expected) in cases {
+            let before = alice.errors(a).count
+            try await bobCopy.send(try bobCopy.seal(try bobCopy.envelope(msg)))
+            try await alice.waitFor(expected) { _ -> Bool? in alice.errors(a).count > before ? true : nil }
+            XCTAssertEqual(alice.errors(a)[before], .agent(.queue(expected)))
+        }
+        try await bobCopy.send(try bobCopy.seal(try bobCopy.envelope(.aMsg(Array("still in sequence".utf8)))))
+        let meta = try await receive(alice, a, "still in sequence")
+        XCTAssertEqual(meta.integrity, .ok)
+        let stats = try await alice.agent.connectionStats(connId: a)
+        XCTAssertEqual(stats.rcvQueuesInfo.count, 1)
+        XCTAssertEqual(stats.sndQueuesInfo.count, 1)
+        try await bob.restart()
+        _ = try await alice.agent.sendMessage(connId: a, body: Array("to bob".utf8))
+        try await receive(bob, b, "to bob")
         await alice.stop()
         await bob.stop()
         await relay.stop()
