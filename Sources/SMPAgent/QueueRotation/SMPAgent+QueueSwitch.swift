@@ -244,6 +244,8 @@ extension SMPAgent {
                     try db.run("DELETE FROM snd_queues WHERE snd_queue_id = ?", [oldId])
                     return try self.connectionStats(db, msg.connId)
                 }
+                // The delivery worker is woken by reconnects of the new queue's relay from now on.
+                if let w = workers[msg.connId] { workers[msg.connId] = DeliveryWorker(server: sq.server, task: w.task, wakeup: w.wakeup) }
                 emit(msg.connId, .switchProgress(.snd, .completed, stats))
             default:
                 return
