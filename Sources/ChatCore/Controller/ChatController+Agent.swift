@@ -213,9 +213,9 @@ extension ChatController {
             let link = try store.read({ db in try db.userContactLinkRow(id: linkId) }),
             let reply = Self.contactLink(link).addressSettings.autoReply
         else { return }
-        let itemId = try await sendItem(user: user, contact: contact, agentConnId: conn["agent_conn_id"], content: reply,
-                                        quotedItemId: nil, ttl: nil, live: false, forwarded: false)
-        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+        let target = MessageTarget.direct(contact, agentConnId: conn["agent_conn_id"])
+        let prepared = try prepareItem(user: user, target, content: reply, quotedItemId: nil, ttl: nil, live: false, forwarded: false)
+        for itemId in try await sendPrepared(target, [prepared]) { emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)])) }
     }
 
     /// Creates (once) the contact of a connection from the peer's profile.

@@ -104,7 +104,7 @@ extension ChatController {
     static func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
-        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(json: r["item_content"])
+        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(direction: sent ? .snd : .rcv, json: r["item_content"])
         var status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
         if let mark = deferred[itemId], let s = try? ChatJSON.decode(CIStatus.self, from: mark) {
             // As the write will do it: "delivered" is kept.
@@ -179,7 +179,7 @@ extension ChatController {
             case .prohibited(let s): .prohibited(prohibitedErr: s)
             case .version: .version
             case .crypto(let c): .crypto(cryptoErr: apiCryptoError(c))
-            case .duplicate: .duplicate
+            case .duplicate: .duplicate(droppedMsg_: nil)
             case .queue(let s): .queue(queueErr: s)
             }
             return .agent(agentErr: x)
@@ -189,13 +189,14 @@ extension ChatController {
         }
     }
 
-    /// The API's AgentCryptoError has no forms with counts yet: RATCHET_EARLIER and RATCHET_SKIPPED
-    /// are shown as the error of the same severity (allowed / required re-synchronization).
+    /// simplexmq's AgentCryptoError as the API encodes it.
     static func apiCryptoError(_ e: SMPAgent.CryptoError) -> AgentCryptoError {
         switch e {
-        case .decryptAES, .ratchetEarlier: .decryptAES
+        case .decryptAES: .decryptAES
         case .decryptCB: .decryptCB
-        case .ratchetHeader, .ratchetSkipped: .ratchetHeader
+        case .ratchetHeader: .ratchetHeader
+        case .ratchetEarlier(let n): .ratchetEarlier(n)
+        case .ratchetSkipped(let n): .ratchetSkipped(n)
         case .ratchetSync: .ratchetSync
         }
     }
