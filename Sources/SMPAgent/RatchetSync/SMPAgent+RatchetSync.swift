@@ -76,16 +76,19 @@ extension SMPAgent {
             throw .agent(.queue("AgentRatchetKey: message must be sent to duplex connection"))
         }
         let peerHash = Self.ratchetKeyHash(peer.key1, peer.key2)
-        // Recorded before anything else, as the reference does: the same keys never count twice.
-        let seen = try write { db -> Bool in
-            if try db.ratchetKeyHashExists(connId, peerHash) { return true }
+        // The same keys never count twice. The hash is recorded with the outcome (in its
+        // transaction), so a message whose processing hit a database error is processed again.
+        if try store.read({ db in try db.ratchetKeyHashExists(connId, peerHash) }) { return (.ack, [], nil) }
+        func record(_ db: Database) throws {
             try db.run("INSERT INTO processed_ratchet_key_hashes (conn_id, hash, created_at) VALUES (?, ?, ?)",
                        [connId, Data(peerHash), Date().timeIntervalSince1970])
-            return false
         }
-        if seen { return (.ack, [], nil) }
-        guard E2EVersion.supported.contains(peer.version) else { throw .agent(.version) }
+        guard E2EVersion.supported.contains(peer.version) else {
+            try write { db in try record(db) }
+            throw .agent(.version)
+        }
         let events = try write { db -> [AgentEventKind] in
+            try record(db)
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             let own: E2EPrivateParams
             switch conn.ratchetSyncState {
