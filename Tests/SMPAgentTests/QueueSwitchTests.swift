@@ -99,6 +99,35 @@ final class QueueSwitchTests: XCTestCase {
         await relay2.stop()
     }
 
+    /// Both agents restart in the middle of a switch (each step is committed before it is sent):
+    /// the switch completes and messages flow.
+    func testSwitchSurvivesRestarts() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+        let (a, b) = try await connect(alice, bob)
+        await bob.stop()
+        _ = try await alice.agent.switchConnection(connId: a)
+        try await alice.restart()
+        try await bob.restart()
+        _ = try await waitPhase(bob, b, .snd, .started)
+        await bob.stop()
+        try await bob.restart()
+        _ = try await waitPhase(alice, a, .rcv, .completed)
+        _ = try await waitPhase(bob, b, .snd, .completed)
+        let stats = try await alice.agent.connectionStats(connId: a)
+        XCTAssertEqual(stats.rcvQueuesInfo.count, 1)
+        XCTAssertEqual(stats.rcvQueuesInfo.first?.status, "active")
+        try await exchange(alice, a, bob, b, "after restarts")
+        await alice.stop()
+        await bob.stop()
+        await relay.stop()
+    }
+
     /// An abort before QUSE deletes the new queue; the peer's late QKEY then names a queue the
     /// connection no longer has (A_QUEUE, as simplexmq), and the connection goes on.
     func testAbortSwitch() async throws {

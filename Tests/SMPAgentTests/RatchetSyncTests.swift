@@ -141,6 +141,26 @@ final class RatchetSyncTests: XCTestCase {
         await p.stop()
     }
 
+    /// A re-synchronization survives a restart in `started`: the keys sent are kept in the
+    /// database, the peer's answer arriving after the restart completes it.
+    func testSyncResumesAfterRestart() async throws {
+        let p = try await connectedPair()
+        try await exchange(p, "before")
+        try await rollBackRatchet(p)
+        _ = try await p.alice.agent.sendMessage(connId: p.a, body: Array("lost".utf8))
+        try await waitRSYNC(p.bob, p.b, .required)
+        await p.alice.stop()
+        _ = try await p.bob.agent.synchronizeRatchet(connId: p.b)
+        try await p.bob.restart()
+        let state = try await p.bob.agent.connectionStats(connId: p.b).ratchetSyncState
+        XCTAssertEqual(state, .started)
+        try await p.alice.restart()
+        try await waitRSYNC(p.bob, p.b, .ok)
+        try await waitRSYNC(p.alice, p.a, .ok)
+        try await exchange(p, "after")
+        await p.stop()
+    }
+
     /// The other role: the side whose ratchet is intact detects the error (Bob's old ratchet
     /// sends from a chain Alice no longer has) and starts the exchange; Bob answers with his keys.
     func testIntactSideStartsSyncWithoutPQ() async throws {
