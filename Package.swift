@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "ChatCore",
             dependencies: [
-                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore", "CZstd",
+                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore", "CZstd", "XFTPClient", "XFTPProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "ChatCoreTests",
             dependencies: [
-                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd",
+                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd", "XFTPServer", "XFTPClient", "XFTPProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -35,6 +35,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case groupDeleted(user: User, groupInfo: GroupInfo, member: GroupMember)
     case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?)
     case groupMemberUpdated(user: User, groupInfo: GroupInfo, fromMember: GroupMember, toMember: GroupMember)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileEvent)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -77,6 +79,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "groupDeleted": self = try .groupDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"))
         case "groupMemberUpdated": self = try .groupMemberUpdated(user: c.v("user"), groupInfo: c.v("groupInfo"), fromMember: c.v("fromMember"), toMember: c.v("toMember"))
+        case let t where ChatFileEvent.tags.contains(t): self = try .file(ChatFileEvent(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -84,6 +87,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         if case .unknown(let json) = self {
             try json.encode(to: encoder)
+            return
+        }
+        if case .file(let f) = self {
+            try f.encode(to: encoder)
             return
         }
         var c = encoder.container(keyedBy: JSONKey.self)
@@ -264,7 +271,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(fromMember, "fromMember")
             try c.put(toMember, "toMember")
-        case .unknown: break
+        case .unknown, .file: break
         }
     }
 }

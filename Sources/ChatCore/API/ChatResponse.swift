@@ -60,6 +60,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupLink(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
     case groupLinkDeleted(user: User, groupInfo: GroupInfo)
     case startedConnectionToGroup(user: User, groupInfo: GroupInfo, customUserProfile: Profile?)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileResponse)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -122,6 +124,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupLink": self = try .groupLink(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
         case "groupLinkDeleted": self = try .groupLinkDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "startedConnectionToGroup": self = try .startedConnectionToGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), customUserProfile: c.opt("customUserProfile"))
+        case let t where ChatFileResponse.tags.contains(t): self = try .file(ChatFileResponse(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -129,6 +132,10 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         if case .unknown(let json) = self {
             try json.encode(to: encoder)
+            return
+        }
+        if case .file(let f) = self {
+            try f.encode(to: encoder)
             return
         }
         var c = encoder.container(keyedBy: JSONKey.self)
@@ -374,7 +381,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(customUserProfile, "customUserProfile")
-        case .unknown: break
+        case .unknown, .file: break
         }
     }
 }
