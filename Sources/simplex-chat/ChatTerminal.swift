@@ -153,18 +153,19 @@ actor ChatTerminal {
         case "/version", "/v":
             output(ChatVersionInfo.versionString)
         case "/welcome", "/w":
-            await report(await controller.send("/user")) { r in
-                Self.welcome(((r["user"] as? [String: Any])?["localDisplayName"] as? String) ?? "")
+            await report(.showActiveUser) { r in
+                guard case .activeUser(let user) = r else { return Self.unexpected(r) }
+                return Self.welcome(user.localDisplayName)
             }
         case "/p", "/profile":
             await profile(arg)
         case "/sa", "/show_address":
             await showAddress()
         case "/gs", "/groups":
-            await report(await controller.send("/_groups \(userId)")) { r in
-                let groups = r["groups"] as? [[String: Any]] ?? []
-                return groups.isEmpty ? "you have no groups!\nto create: /g <name>" : groups.compactMap { g in
-                    (g["localDisplayName"] as? String).map { "#\($0)" + Self.membershipNote(g) }
+            await report(.apiListGroups(userId: userId, contactId: nil, search: nil)) { r in
+                guard case .groupsList(_, let groups) = r else { return Self.unexpected(r) }
+                return groups.isEmpty ? "you have no groups!\nto create: /g <name>" : groups.map {
+                    "#\($0.localDisplayName)" + ChatTerminalNotes.membership($0.membership.memberStatus)
                 }.joined(separator: "\n")
             }
         case "/rm", "/remove":
@@ -174,13 +175,13 @@ actor ChatTerminal {
             guard let g = await groupId(group) else { return output("no group #\(group)") }
             let memberName = p[1].hasPrefix("@") ? String(p[1].dropFirst()) : p[1]
             guard let m = await memberId(g, memberName) else { return output("group #\(group) doesn't have member \(memberName)") }
-            await report(await controller.send("/_remove #\(g) \(m)")) { _ in "#\(group): you removed \(memberName) from the group" }
+            await report(.apiRemoveMembers(groupId: g, groupMemberIds: [m], withMessages: false)) { _ in "#\(group): you removed \(memberName) from the group" }
         case "/c", "/connect":
             await connect(arg)
         case "/ad", "/address":
             await address()
         case "/da", "/delete_address":
-            await report(await controller.send("/_delete_address \(userId)")) { _ in "Your address is deleted." }
+            await report(.apiDeleteMyAddress(userId: userId)) { _ in "Your address is deleted." }
         case "/ac", "/accept":
             await acceptOrReject(arg, accept: true)
         case "/rc", "/reject":
@@ -194,59 +195,57 @@ actor ChatTerminal {
             guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: /react @<name> <emoji>") }
             let name = String(p[0].dropFirst())
             guard let id = await contactId(name), let item = lastReceived[name] else { return output("no message from \(name) to react to") }
-            await report(await controller.send(#"/_reaction @\#(id) \#(item) on {"type":"emoji","emoji":\#(Self.jsonString(p[1]))}"#)) { _ in "reaction sent" }
+            await report(.apiChatItemReaction(chatRef: .direct(id), chatItemId: item, add: true, reaction: .emoji(p[1]))) { _ in "reaction sent" }
         case "/g", "/group":
             guard !arg.isEmpty, !arg.contains(" ") else { return output("usage: /g <name>") }
-            await report(await controller.send(#"/_group \#(userId) {"displayName":\#(Self.jsonString(arg)),"fullName":""}"#)) { r in
-                "group #\(Self.groupName(r["groupInfo"]) ?? arg) is created\nto add members use /a \(arg) <name>"
+            await report(.apiNewGroup(userId: userId, incognito: false, groupProfile: GroupProfile(displayName: arg))) { r in
+                guard case .groupCreated(_, let g) = r else { return Self.unexpected(r) }
+                return "group #\(g.localDisplayName) is created\nto add members use /a \(arg) <name>"
             }
         case "/a", "/add":
             let p = arg.split(separator: " ").map(String.init)
             guard p.count == 2 || p.count == 3 else { return output("usage: /a <group> <contact> [role]") }
+            guard let role = GroupMemberRole(rawValue: p.count == 3 ? p[2] : "member") else { return output("roles: owner, admin, member, observer") }
             guard let g = await groupId(p[0]) else { return output("no group \(p[0])") }
             guard let c = await contactId(p[1]) else { return output("no contact \(p[1])") }
-            await report(await controller.send("/_add #\(g) \(c) \(p.count == 3 ? p[2] : "member")")) { _ in "invitation to join the group #\(p[0]) sent to \(p[1])" }
+            await report(.apiAddMember(groupId: g, contactId: c, memberRole: role)) { _ in "invitation to join the group #\(p[0]) sent to \(p[1])" }
         case "/j", "/join":
             guard let g = await groupId(arg) else { return output("no group \(arg)") }
-            await report(await controller.send("/_join #\(g)")) { _ in "#\(arg): joining the group..." }
+            await report(.apiJoinGroup(groupId: g)) { _ in "#\(arg): joining the group..." }
         case "/ms", "/members":
             guard let g = await groupId(arg) else { return output("no group \(arg)") }
-            await report(await controller.send("/_members #\(g)")) { r in
-                let members = ((r["group"] as? [String: Any])?["members"] as? [[String: Any]]) ?? []
-                return members.isEmpty ? "no members" : members.map {
-                    "\($0["localDisplayName"] as? String ?? "?"): \($0["memberRole"] as? String ?? ""), \($0["memberStatus"] as? String ?? "")"
+            await report(.apiListMembers(groupId: g)) { r in
+                guard case .groupMembers(_, let group) = r else { return Self.unexpected(r) }
+                return group.members.isEmpty ? "no members" : group.members.map {
+                    "\($0.localDisplayName): \($0.memberRole.rawValue), \($0.memberStatus.rawValue)"
                 }.joined(separator: "\n")
             }
         case "/l", "/leave":
             guard let g = await groupId(arg) else { return output("no group \(arg)") }
-            await report(await controller.send("/_leave #\(g)")) { _ in "#\(arg): you left the group" }
+            await report(.apiLeaveGroup(groupId: g)) { _ in "#\(arg): you left the group" }
         case "/smp" where arg.hasPrefix("test "):
-            await report(await controller.send(line)) { r in
-                guard let f = r["testFailure"] as? [String: Any] else { return "SMP server test passed" }
-                let step = f["testStep"] as? String ?? "?"
-                let why: String = {
-                    guard let e = f["testError"], let data = try? JSONSerialization.data(withJSONObject: e),
-                        let typed = try? JSONDecoder().decode(AgentErrorType.self, from: data)
-                    else { return "\(f["testError"] ?? "")" }
-                    return ChatView.describe(agentError: typed)
-                }()
-                return "SMP server test failed at \(step), \(why)"
+            await report(text: line) { r in
+                guard case .serverTestResult(_, _, let failure) = r else { return Self.unexpected(r) }
+                guard let f = failure else { return "SMP server test passed" }
+                return "SMP server test failed at \(f.testStep), \(ChatView.describe(agentError: f.testError))"
             }
         case "/smp", "/xftp":
-            await report(await controller.send(line)) { _ in "\(words[0].dropFirst().uppercased()) servers are saved." }
+            await report(text: line) { _ in "\(words[0].dropFirst().uppercased()) servers are saved." }
         case "!":
             let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
             guard p.count == 2, p[0].hasPrefix("@") else { return output("usage: ! @<name> <new text>") }
             let name = String(p[0].dropFirst())
             guard let id = await contactId(name), let item = lastSent[name] else { return output("no message to \(name) to edit") }
-            await report(await controller.send(#"/_update item @\#(id) \#(item) json {"msgContent":{"type":"text","text":\#(Self.jsonString(p[1]))}}"#)) { r in
-                r["type"] as? String == "chatItemNotChanged" ? "message not changed" : "message edited"
+            let edit = ChatCommand.apiUpdateChatItem(chatRef: .direct(id), chatItemId: item, liveMessage: false, updatedMessage: UpdatedMessage(msgContent: .text(p[1])))
+            await report(edit) { r in
+                if case .chatItemNotChanged = r { return "message not changed" }
+                return "message edited"
             }
         case "\\":
             guard arg.hasPrefix("@") else { return output("usage: \\ @<name>") }
             let name = String(arg.dropFirst())
             guard let id = await contactId(name), let item = lastSent[name] else { return output("no message to \(name) to delete") }
-            await report(await controller.send("/_delete item @\(id) \(item) broadcast")) { _ in "message deleted" }
+            await report(.apiDeleteChatItem(chatRef: .direct(id), chatItemIds: [item], deleteMode: .broadcast)) { _ in "message deleted" }
         default:
             if line.hasPrefix("@") {
                 let name = String(words[0].dropFirst())
@@ -255,7 +254,7 @@ actor ChatTerminal {
                 let name = String(words[0].dropFirst())
                 guard !arg.isEmpty else { return }
                 guard let g = await groupId(name) else { return output("no group \(name)") }
-                await report(await controller.send(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":\#(Self.jsonString(arg))}}]"#)) { _ in "" }
+                await report(Self.sendText(.group(g), arg)) { _ in "" }
             } else if line.hasPrefix("/") {
                 // Commands of the core's own syntax (/user, /users, /db encrypt KEY, ...).
                 await forward(line)
@@ -269,6 +268,10 @@ actor ChatTerminal {
 
     // MARK: commands
 
+    static func sendText(_ ref: ChatRef, _ text: String) -> ChatCommand {
+        .apiSendMessages(sendRef: ref, liveMessage: false, ttl: nil, composedMessages: [ComposedMessage(msgContent: .text(text))])
+    }
+
     private func connect(_ arg: String) async {
         var rest = arg
         var incognito = false
@@ -276,112 +279,134 @@ actor ChatTerminal {
             incognito = true
             rest = String(rest.dropFirst("incognito".count)).trimmingCharacters(in: .whitespaces)
         }
-        let flag = incognito ? " incognito=on" : ""
         if rest.isEmpty {
-            await report(await controller.send("/_connect \(userId)\(flag)")) { r in
-                let link = ((r["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String) ?? ""
-                return "Pass this invitation link to your contact (via another channel):\n\n\(link)\n\n\(self.showQR(link) ?? "")"
+            await report(.apiAddContact(userId: userId, incognito: incognito)) { r in
+                guard case .invitation(_, let link, _) = r else { return Self.unexpected(r) }
+                let l = link.connFullLink
+                return "Pass this invitation link to your contact (via another channel):\n\n\(l)\n\n\(self.showQR(l) ?? "")"
                     + "and ask them to connect: /c <invitation_link_above>"
             }
         } else {
-            await report(await controller.send("/_connect \(userId)\(flag) \(rest)")) { r in
-                switch r["type"] as? String {
-                case "sentConfirmation": "confirmation sent!"
-                case "sentInvitation": "connection request sent!"
-                case "contactAlreadyExists": "you already have this contact: \(Self.name(r["contact"]) ?? "")"
-                default: "\(r["type"] ?? "")"
+            // The link is read by the core's own parser (every form SimpleX writes).
+            await report(text: "/_connect \(userId)\(incognito ? " incognito=on" : "") \(rest)") { r in
+                switch r {
+                case .sentConfirmation: "confirmation sent!"
+                case .sentInvitation: "connection request sent!"
+                case .contactAlreadyExists(_, let c): "you already have this contact: \(c.localDisplayName)"
+                default: ChatView.describe(response: r)
                 }
             }
         }
     }
 
     private func address() async {
-        var json = await controller.send("/_show_address \(userId)")
-        var created = false
-        if (try? Self.parse(json))?.result == nil {
-            json = await controller.send("/_address \(userId)")
-            created = true
+        switch await controller.run(.apiShowMyAddress(userId: userId)) {
+        case .success(.userContactLink(_, let link)):
+            output(addressLines(link.connLinkContact.connFullLink, created: false))
+        default:
+            await report(.apiCreateMyAddress(userId: userId, pqRatchet: nil)) { r in
+                guard case .userContactLinkCreated(_, let link) = r else { return Self.unexpected(r) }
+                return self.addressLines(link.connFullLink, created: true)
+            }
         }
-        await report(json) { r in
-            let link = created ? ((r["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
-                : (((r["contactLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
-            let l = link ?? ""
-            return "Your contact address\(created ? " is created" : ""):\n\n\(l)\n\n\(self.showQR(l) ?? "")Anybody can send you contact requests with: /c <contact_link_above>"
-        }
+    }
+
+    private func addressLines(_ link: String, created: Bool) -> String {
+        "Your contact address\(created ? " is created" : ""):\n\n\(link)\n\n\(showQR(link) ?? "")Anybody can send you contact requests with: /c <contact_link_above>"
     }
 
     private func acceptOrReject(_ name: String, accept: Bool) async {
         guard let id = requests[name] else { return output("no contact request from \(name)") }
-        let cmd = accept ? "/_accept \(id)" : "/_reject \(id)"
-        await report(await controller.send(cmd)) { _ in
+        let cmd: ChatCommand = accept ? .apiAcceptContact(incognito: false, contactReqId: id) : .apiRejectContact(contactReqId: id)
+        await report(cmd) { _ in
             self.requests[name] = nil
             return accept ? "\(name): accepting contact request..." : "\(name): contact request rejected"
         }
     }
 
     private func listContacts() async {
-        await report(await controller.send("/_contacts \(userId)")) { r in
-            let names = (r["contacts"] as? [[String: Any]] ?? []).compactMap { $0["localDisplayName"] as? String }
-            return names.isEmpty ? "no contacts" : names.joined(separator: "\n")
+        await report(.apiListContacts(userId: userId)) { r in
+            guard case .contactsList(_, let contacts) = r else { return Self.unexpected(r) }
+            return contacts.isEmpty ? "no contacts" : contacts.map(\.localDisplayName).joined(separator: "\n")
         }
     }
 
     private func send(to name: String, _ text: String) async {
         guard !text.isEmpty else { return }
         guard let id = await contactId(name) else { return output("no contact \(name)") }
-        let json = await controller.send(#"/_send @\#(id) json [{"msgContent":{"type":"text","text":\#(Self.jsonString(text))}}]"#)
-        guard let r = (try? Self.parse(json))?.result else { return output(Self.errorLine(json)) }
+        guard let r = await run(Self.sendText(.direct(id), text)) else { return }
         lastContact = name
-        if let item = Self.firstItem(r), let itemId = ((item["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value {
-            lastSent[name] = itemId
-        }
+        if case .newChatItems(_, let items) = r, let item = items.first { lastSent[name] = item.chatItem.meta.itemId }
     }
 
     func groupId(_ name: String) async -> Int64? {
-        guard let r = (try? Self.parse(await controller.send("/_groups \(userId)")))?.result else { return nil }
-        let g = (r["groups"] as? [[String: Any]] ?? []).first { $0["localDisplayName"] as? String == name }
-        return (g?["groupId"] as? NSNumber)?.int64Value
+        guard case .success(.groupsList(_, let groups)) = await controller.run(.apiListGroups(userId: userId, contactId: nil, search: nil)) else { return nil }
+        return groups.first { $0.localDisplayName == name }?.groupId
     }
 
     func contactId(_ name: String) async -> Int64? {
-        guard let r = (try? Self.parse(await controller.send("/_contacts \(userId)")))?.result else { return nil }
-        let c = (r["contacts"] as? [[String: Any]] ?? []).first { $0["localDisplayName"] as? String == name }
-        return (c?["contactId"] as? NSNumber)?.int64Value
+        guard case .success(.contactsList(_, let contacts)) = await controller.run(.apiListContacts(userId: userId)) else { return nil }
+        return contacts.first { $0.localDisplayName == name }?.contactId
     }
 
-    private func report(_ json: String, _ ok: ([String: Any]) -> String) async {
-        if let r = (try? Self.parse(json))?.result {
-            let line = ok(r)
-            if !line.isEmpty { output(line) }
-        } else {
-            output(Self.errorLine(json))
+    func memberId(_ groupId: Int64, _ name: String) async -> Int64? {
+        guard case .success(.groupMembers(_, let group)) = await controller.run(.apiListMembers(groupId: groupId)) else { return nil }
+        return group.members.first { $0.localDisplayName == name }?.groupMemberId
+    }
+
+    /// Runs a command; a failure is printed as SimpleX's CLI words it, and gives nil.
+    private func run(_ cmd: ChatCommand) async -> ChatResponse? {
+        switch await controller.run(cmd) {
+        case .success(let r): return r
+        case .failure(let e):
+            output(ChatView.describe(error: e))
+            return nil
         }
     }
 
+    private func report(_ cmd: ChatCommand, _ ok: (ChatResponse) -> String) async {
+        guard let r = await run(cmd) else { return }
+        let line = ok(r)
+        if !line.isEmpty { output(line) }
+    }
+
+    /// A command in the core's text syntax (a link, a server list): parsed by the core.
+    private func report(text: String, _ ok: (ChatResponse) -> String) async {
+        switch await controller.execute(text) {
+        case .success(let r):
+            let line = ok(r)
+            if !line.isEmpty { output(line) }
+        case .failure(let e):
+            output(ChatView.describe(error: e))
+        }
+    }
+
+    /// An answer this short command does not expect, shown through the typed view.
+    static func unexpected(_ r: ChatResponse) -> String { ChatView.describe(response: r) }
+
     /// `/p` shows the profile; `/p <name> [<full name>]` changes it.
     private func profile(_ arg: String) async {
-        guard let r = (try? Self.parse(await controller.send("/user")))?.result, let user = r["user"] as? [String: Any],
-            var profile = user["profile"] as? [String: Any]
-        else { return output("error: active user is required") }
+        guard case .success(.activeUser(let user)) = await controller.run(.showActiveUser) else { return output("error: active user is required") }
+        var profile = user.profile.profile
         if arg.isEmpty {
-            let name = profile["displayName"] as? String ?? ""
-            let full = profile["fullName"] as? String ?? ""
+            let name = profile.displayName
+            let full = profile.fullName
             return output("user profile: \(name)" + (full.isEmpty || full == name ? "" : " (\(full))")
                 + "\nuse /p <display name> [<full name>] to change it")
         }
         let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
-        profile["displayName"] = p[0]
-        profile["fullName"] = p.count > 1 ? p[1] : ""
-        guard let data = try? JSONSerialization.data(withJSONObject: profile) else { return }
-        await report(await controller.send("/_profile \(userId) \(String(decoding: data, as: UTF8.self))")) { r in
-            r["type"] as? String == "userProfileNoChange" ? "user profile did not change" : "user profile is changed to \(p[0])"
+        profile.displayName = p[0]
+        profile.fullName = p.count > 1 ? p[1] : ""
+        await report(.apiUpdateProfile(userId: userId, profile: profile)) { r in
+            if case .userProfileNoChange = r { return "user profile did not change" }
+            return "user profile is changed to \(p[0])"
         }
     }
 
     private func showAddress() async {
-        await report(await controller.send("/_show_address \(userId)")) { r in
-            let l = (((r["contactLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String) ?? ""
-            return "Your contact address:\n\n\(l)\n\n\(self.showQR(l) ?? "")Anybody can send you contact requests with: /c <contact_link_above>"
+        await report(.apiShowMyAddress(userId: userId)) { r in
+            guard case .userContactLink(_, let link) = r else { return Self.unexpected(r) }
+            return self.addressLines(link.connLinkContact.connFullLink, created: false)
         }
     }
 
@@ -390,218 +415,141 @@ actor ChatTerminal {
         if arg.hasPrefix("#") {
             let name = String(arg.dropFirst())
             guard let g = await groupId(name) else { return output("no group #\(name)") }
-            return await report(await controller.send("/_delete #\(g)")) { _ in "#\(name): you deleted the group" }
+            return await report(.apiDeleteChat(chatRef: .group(g), chatDeleteMode: .full(notify: true))) { _ in "#\(name): you deleted the group" }
         }
         let name = arg.hasPrefix("@") ? String(arg.dropFirst()) : arg
         guard !name.isEmpty else { return output("usage: /delete <contact> or /delete #<group>") }
         guard let id = await contactId(name) else { return output("no contact \(name)") }
-        await report(await controller.send("/_delete @\(id)")) { _ in "\(name): contact is deleted" }
+        await report(.apiDeleteChat(chatRef: .direct(id), chatDeleteMode: .full(notify: true))) { _ in "\(name): contact is deleted" }
     }
 
     /// A command the terminal has no short form for goes to the core as it is; its answer is
     /// shown through the typed view of every response (ChatResponseView.swift).
     private func forward(_ line: String) async {
-        let json = await controller.send(line)
-        guard let obj = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return output(Self.errorLine(json)) }
-        if obj["error"] != nil { return output(Self.errorLine(json)) }
-        guard let result = obj["result"], let data = try? JSONSerialization.data(withJSONObject: result),
-            let typed = try? JSONDecoder().decode(ChatResponse.self, from: data)
-        else { return output("answer not understood by this terminal: \(json)") }
-        output(ChatView.describe(response: typed))
-    }
-
-    func memberId(_ groupId: Int64, _ name: String) async -> Int64? {
-        guard let r = (try? Self.parse(await controller.send("/_members #\(groupId)")))?.result else { return nil }
-        let members = ((r["group"] as? [String: Any])?["members"] as? [[String: Any]]) ?? []
-        let m = members.first { $0["localDisplayName"] as? String == name }
-        return (m?["groupMemberId"] as? NSNumber)?.int64Value
-    }
-
-    static func membershipNote(_ g: [String: Any]) -> String {
-        let status = ((g["membership"] as? [String: Any])?["memberStatus"] as? String).flatMap(GroupMemberStatus.init(rawValue:))
-        return status.map(ChatTerminalNotes.membership) ?? ""
+        await report(text: line) { ChatView.describe(response: $0) }
     }
 
     // MARK: events
 
-    /// One event (`{"result": <event>}`) as lines for the person at the terminal.
-    func show(event json: String) {
-        guard let e = (try? Self.parse(json))?.result, let type = e["type"] as? String else { return }
+    /// One event as lines for the person at the terminal. Every event is named here, so a new
+    /// one does not compile until it is shown or deliberately kept silent.
+    func show(event e: ChatEvent) {
         let t = Self.time()
-        switch type {
-        case "contactConnected":
-            let name = Self.name(e["contact"]) ?? "?"
-            lastContact = lastContact ?? name
-            output("\(t) \(name): contact is connected")
-        case "contactConnecting":
-            output("\(t) \(Self.name(e["contact"]) ?? "?"): connecting...")
-        case "receivedContactRequest":
-            let req = e["contactRequest"] as? [String: Any]
-            let name = (req?["localDisplayName"] as? String) ?? "?"
-            if let id = (req?["contactRequestId"] as? NSNumber)?.int64Value { requests[name] = id }
-            output("\(t) \(name) wants to connect to you!\nto accept: /ac \(name)\nto reject: /rc \(name)")
-        case "acceptingContactRequest":
-            output("\(t) \(Self.name(e["contact"]) ?? "?"): accepting contact request (auto-accept)...")
-        case "newChatItems":
-            for ci in e["chatItems"] as? [[String: Any]] ?? [] {
-                guard let item = ci["chatItem"] as? [String: Any], let meta = item["meta"] as? [String: Any] else { continue }
-                let text = (meta["itemText"] as? String) ?? ""
-                if let g = Self.groupName((ci["chatInfo"] as? [String: Any])?["groupInfo"]) {
-                    let dir = item["chatDir"] as? [String: Any]
-                    guard dir?["type"] as? String == "groupRcv" else { continue }
-                    let member = ((dir?["groupMember"] as? [String: Any])?["localDisplayName"] as? String) ?? "?"
-                    output("\(t) #\(g) \(member)> \(text)")
+        switch e {
+        case .contactConnected(_, let contact, _):
+            lastContact = lastContact ?? contact.localDisplayName
+            output("\(t) \(contact.localDisplayName): contact is connected")
+        case .contactConnecting(_, let contact):
+            output("\(t) \(contact.localDisplayName): connecting...")
+        case .receivedContactRequest(_, let req, _):
+            requests[req.localDisplayName] = req.contactRequestId
+            output("\(t) \(req.localDisplayName) wants to connect to you!\nto accept: /ac \(req.localDisplayName)\nto reject: /rc \(req.localDisplayName)")
+        case .acceptingContactRequest(_, let contact):
+            output("\(t) \(contact.localDisplayName): accepting contact request (auto-accept)...")
+        case .newChatItems(_, let items):
+            for ci in items {
+                let text = ci.chatItem.meta.itemText
+                switch (ci.chatInfo, ci.chatItem.chatDir) {
+                case (.group(let g, _), .groupRcv(let member)):
+                    output("\(t) #\(g.localDisplayName) \(member?.localDisplayName ?? "?")> \(text)")
+                case (.direct(let contact), .directRcv):
+                    lastContact = contact.localDisplayName
+                    lastReceived[contact.localDisplayName] = ci.chatItem.meta.itemId
+                    output("\(t) \(contact.localDisplayName)> \(text)")
+                default:
                     continue
                 }
-                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
-                let sent = (item["chatDir"] as? [String: Any])?["type"] as? String == "directSnd"
-                if sent { continue }
-                lastContact = name
-                if let id = (meta["itemId"] as? NSNumber)?.int64Value { lastReceived[name] = id }
-                output("\(t) \(name)> \(text)")
             }
-        case "chatItemsStatusesUpdated":
-            for ci in e["chatItems"] as? [[String: Any]] ?? [] {
-                guard (ci["chatInfo"] as? [String: Any])?["contact"] != nil else { continue }
-                let name = Self.name((ci["chatInfo"] as? [String: Any])?["contact"]) ?? "?"
-                let meta = (ci["chatItem"] as? [String: Any])?["meta"] as? [String: Any]
-                let status = (meta?["itemStatus"] as? [String: Any])?["type"] as? String
-                let text = (meta?["itemText"] as? String) ?? ""
-                if status == "sndRcvd" { output("\(t) @\(name) ✓✓ \(text)") }
-                if status == "sndError" { output("\(t) @\(name) ✗ not delivered: \(text)") }
+        case .chatItemsStatusesUpdated(_, let items):
+            for ci in items {
+                guard case .direct(let contact) = ci.chatInfo else { continue }
+                let text = ci.chatItem.meta.itemText
+                switch ci.chatItem.meta.itemStatus {
+                case .sndRcvd: output("\(t) @\(contact.localDisplayName) ✓✓ \(text)")
+                case .sndError: output("\(t) @\(contact.localDisplayName) ✗ not delivered: \(text)")
+                default: continue
+                }
             }
-        case "chatItemUpdated":
-            let ci = e["chatItem"] as? [String: Any]
-            let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
-            output("\(t) \(Self.chatName(ci?["chatInfo"]))> [edited] \(text)")
-        case "chatItemsDeleted":
-            let timed = e["timed"] as? Bool ?? false
-            for d in e["chatItemDeletions"] as? [[String: Any]] ?? [] {
-                let ci = d["deletedChatItem"] as? [String: Any]
-                let text = (((ci?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String) ?? ""
-                output("\(t) \(Self.chatName(ci?["chatInfo"])): \(timed ? "disappeared" : "deleted") \(text)")
+        case .chatItemUpdated(_, let ci):
+            output("\(t) \(Self.chatName(ci.chatInfo))> [edited] \(ci.chatItem.meta.itemText)")
+        case .chatItemsDeleted(_, let deletions, _, let timed):
+            for d in deletions {
+                output("\(t) \(Self.chatName(d.deletedChatItem.chatInfo)): \(timed ? "disappeared" : "deleted") \(d.deletedChatItem.chatItem.meta.itemText)")
             }
-        case "chatItemReaction":
-            let r = (e["reaction"] as? [String: Any])?["chatReaction"] as? [String: Any]
-            let emoji = ((r?["reaction"] as? [String: Any])?["emoji"] as? String) ?? ""
-            let name = Self.chatName((e["reaction"] as? [String: Any])?["chatInfo"])
-            output("\(t) \(name) \((e["added"] as? Bool ?? true) ? "reacted" : "removed reaction") \(emoji)")
-        case "contactUpdated":
-            output("\(t) \(Self.name(e["fromContact"]) ?? "?") updated profile: \(Self.name(e["toContact"], display: true) ?? "")")
-        case "contactDeletedByContact":
-            output("\(t) \(Self.name(e["contact"]) ?? "?") deleted contact with you")
-        case "hostDisconnected":
-            output("\(t) disconnected from \(e["transportHost"] ?? "relay")")
-        case "hostConnected":
-            output("\(t) connected to \(e["transportHost"] ?? "relay")")
-        case "receivedGroupInvitation":
-            let g = Self.groupName(e["groupInfo"]) ?? "?"
-            output("\(t) #\(g): \(Self.name(e["contact"]) ?? "?") invites you to join the group as \(e["memberRole"] as? String ?? "member")\nto join: /j \(g)")
-        case "userJoinedGroup":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): you joined the group")
-        case "joinedGroupMember", "connectedToGroupMember":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") joined the group")
-        case "leftMember":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") left the group")
-        case "deletedMember":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") removed \(Self.memberName(e["deletedMember"]) ?? "?")")
-        case "deletedMemberUser":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") removed you from the group")
-        case "groupDeleted":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["member"]) ?? "?") deleted the group")
-        case "contactSndReady":
-            output("\(t) \(Self.name(e["contact"]) ?? "?"): you can send messages to contact")
-        case "userAcceptedGroupSent":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): joining the group...")
-        case "groupLinkConnecting":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): joining the group via its link...")
-        case "acceptingGroupJoinRequestMember":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): accepting request to join the group from \(Self.memberName(e["member"]) ?? "?")...")
-        case "joinedGroupMemberConnecting":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["hostMember"]) ?? "?") added \(Self.memberName(e["member"]) ?? "?") to the group (connecting...)")
-        case "memberRole":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") changed the role of \(Self.memberName(e["member"]) ?? "?") from \(e["fromRole"] as? String ?? "?") to \(e["toRole"] as? String ?? "?")")
-        case "memberBlockedForAll":
-            let blocked = e["blocked"] as? Bool ?? true
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["byMember"]) ?? "?") \(blocked ? "blocked" : "unblocked") \(Self.memberName(e["member"]) ?? "?")")
-        case "groupUpdated":
-            let to = e["toGroup"] as? [String: Any]
-            let name = ((to?["groupProfile"] as? [String: Any])?["displayName"] as? String) ?? Self.groupName(to) ?? "?"
-            output("\(t) #\(Self.groupName(e["fromGroup"]) ?? "?"): group profile updated\((e["member_"] as? [String: Any]).map { " by " + (Self.memberName($0) ?? "?") } ?? ""), now #\(name)")
-        case "groupMemberUpdated":
-            output("\(t) #\(Self.groupName(e["groupInfo"]) ?? "?"): \(Self.memberName(e["fromMember"]) ?? "?") updated profile")
-        case "subscriptionStatus":
-            let n = (e["connections"] as? [Any])?.count ?? 0
-            let status = (e["subscriptionStatus"] as? [String: Any])?["type"] as? String ?? "?"
-            output("\(t) \(n) connection(s) on \(e["server"] as? String ?? "relay"): \(status)")
-        case "chatErrors":
-            for err in e["chatErrors"] as? [Any] ?? [] {
-                guard let data = try? JSONSerialization.data(withJSONObject: err),
-                    let typed = try? JSONDecoder().decode(ChatError.self, from: data)
-                else { continue }
-                output("\(t) \(ChatView.describe(error: typed))")
-            }
-        case "chatItemNotChanged":
-            break
-        case "chatError":
-            let line: String = {
-                guard let e = e["chatError"], let data = try? JSONSerialization.data(withJSONObject: e),
-                    let typed = try? JSONDecoder().decode(ChatError.self, from: data)
-                else { return "error: \(json)" }
-                return ChatView.describe(error: typed)
-            }()
-            output("\(t) \(line)")
-        case "messageError":
-            output("\(t) message error: \((e["severity"] as? String) ?? "") \((e["errorMessage"] as? String) ?? "")")
-        default:
+        case .chatItemReaction(_, let added, let reaction):
+            let emoji: String = if case .emoji(let e) = reaction.chatReaction.reaction { e } else { "" }
+            output("\(t) \(Self.chatName(reaction.chatInfo)) \(added ? "reacted" : "removed reaction") \(emoji)")
+        case .contactUpdated(_, let from, let to):
+            output("\(t) \(from.localDisplayName) updated profile: \(to.profile.displayName)")
+        case .contactDeletedByContact(_, let contact):
+            output("\(t) \(contact.localDisplayName) deleted contact with you")
+        case .hostDisconnected(_, let host):
+            output("\(t) disconnected from \(host)")
+        case .hostConnected(_, let host):
+            output("\(t) connected to \(host)")
+        case .receivedGroupInvitation(_, let g, let contact, _, let role):
+            output("\(t) #\(g.localDisplayName): \(contact.localDisplayName) invites you to join the group as \(role.rawValue)\nto join: /j \(g.localDisplayName)")
+        case .userJoinedGroup(_, let g, _):
+            output("\(t) #\(g.localDisplayName): you joined the group")
+        case .joinedGroupMember(_, let g, let m), .connectedToGroupMember(_, let g, let m, _):
+            output("\(t) #\(g.localDisplayName): \(m.localDisplayName) joined the group")
+        case .leftMember(_, let g, let m):
+            output("\(t) #\(g.localDisplayName): \(m.localDisplayName) left the group")
+        case .deletedMember(_, let g, let by, let deleted, _):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) removed \(deleted.localDisplayName)")
+        case .deletedMemberUser(_, let g, let m, _):
+            output("\(t) #\(g.localDisplayName): \(m.localDisplayName) removed you from the group")
+        case .groupDeleted(_, let g, let m):
+            output("\(t) #\(g.localDisplayName): \(m.localDisplayName) deleted the group")
+        case .contactSndReady(_, let contact):
+            output("\(t) \(contact.localDisplayName): you can send messages to contact")
+        case .userAcceptedGroupSent(_, let g, _):
+            output("\(t) #\(g.localDisplayName): joining the group...")
+        case .groupLinkConnecting(_, let g, _):
+            output("\(t) #\(g.localDisplayName): joining the group via its link...")
+        case .acceptingGroupJoinRequestMember(_, let g, let m):
+            output("\(t) #\(g.localDisplayName): accepting request to join the group from \(m.localDisplayName)...")
+        case .joinedGroupMemberConnecting(_, let g, let host, let m):
+            output("\(t) #\(g.localDisplayName): \(host.localDisplayName) added \(m.localDisplayName) to the group (connecting...)")
+        case .memberRole(_, let g, let by, let m, let from, let to):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) changed the role of \(m.localDisplayName) from \(from.rawValue) to \(to.rawValue)")
+        case .memberBlockedForAll(_, let g, let by, let m, let blocked):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) \(blocked ? "blocked" : "unblocked") \(m.localDisplayName)")
+        case .groupUpdated(_, let from, let to, let member):
+            output("\(t) #\(from.localDisplayName): group profile updated\(member.map { " by " + $0.localDisplayName } ?? ""), now #\(to.groupProfile.displayName)")
+        case .groupMemberUpdated(_, let g, let from, _):
+            output("\(t) #\(g.localDisplayName): \(from.localDisplayName) updated profile")
+        case .subscriptionStatus(let server, let status, let connections):
+            output("\(t) \(connections.count) connection(s) on \(server): \(Self.statusName(status))")
+        case .chatErrors(let errors):
+            for err in errors { output("\(t) \(ChatView.describe(error: err))") }
+        case .chatError(let err):
+            output("\(t) \(ChatView.describe(error: err))")
+        case .messageError(_, let severity, let message):
+            output("\(t) message error: \(severity) \(message)")
+        case .chatItemNotChanged, .unknown:
             break
         }
     }
 
-    // MARK: JSON helpers
-
-    static func parse(_ json: String) throws -> (result: [String: Any]?, error: [String: Any]?) {
-        let obj = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        return (obj?["result"] as? [String: Any], obj?["error"] as? [String: Any])
-    }
-
-    /// The error of a core answer as SimpleX's CLI words it (ChatView), never a bare type tag.
-    static func errorLine(_ json: String) -> String {
-        guard let e = (try? parse(json))?.error, let data = try? JSONSerialization.data(withJSONObject: e) else {
-            return "error: \(json)"
+    /// A subscription status as the API names it.
+    static func statusName(_ s: SubscriptionStatus) -> String {
+        switch s {
+        case .active: "active"
+        case .pending: "pending"
+        case .removed(let why): "removed (\(why))"
+        case .noSub: "noSub"
+        case .unknown: "?"
         }
-        guard let typed = try? JSONDecoder().decode(ChatError.self, from: data) else { return "error: \(json)" }
-        return ChatView.describe(error: typed)
-    }
-
-    static func name(_ contact: Any?, display: Bool = false) -> String? {
-        guard let c = contact as? [String: Any] else { return nil }
-        if display { return (c["profile"] as? [String: Any])?["displayName"] as? String }
-        return c["localDisplayName"] as? String
     }
 
     /// A contact's name, or `#group` for a group chat.
-    static func chatName(_ chatInfo: Any?) -> String {
-        let info = chatInfo as? [String: Any]
-        if let g = groupName(info?["groupInfo"]) { return "#" + g }
-        return name(info?["contact"]) ?? "?"
-    }
-
-    static func groupName(_ groupInfo: Any?) -> String? {
-        (groupInfo as? [String: Any])?["localDisplayName"] as? String
-    }
-
-    static func memberName(_ member: Any?) -> String? {
-        (member as? [String: Any])?["localDisplayName"] as? String
-    }
-
-    static func firstItem(_ r: [String: Any]) -> [String: Any]? {
-        (r["chatItems"] as? [[String: Any]])?.first?["chatItem"] as? [String: Any]
-    }
-
-    static func jsonString(_ s: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [s])) ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    static func chatName(_ info: ChatInfo) -> String {
+        switch info {
+        case .direct(let contact): contact.localDisplayName
+        case .group(let g, _): "#" + g.localDisplayName
+        default: "?"
+        }
     }
 
     static func time() -> String {

@@ -187,7 +187,7 @@ struct SimplexChatCommand: AsyncParsableCommand {
         }
         let events = Task {
             while !Task.isCancelled {
-                if let e = await controller.nextEvent(timeout: 1) { await terminal.show(event: e) }
+                if let e = await controller.nextChatEvent(timeout: 1) { await terminal.show(event: e) }
             }
         }
         if headless {
@@ -253,7 +253,7 @@ struct SimplexChatCommand: AsyncParsableCommand {
     /// First run: creates the profile from --create-bot-display-name, --user-display-name, or by
     /// asking (also when standard input is a pipe, as SimpleX's CLI does).
     func ensureUser(_ c: ChatController) async throws -> Int64 {
-        if case .success(let r) = await c.execute("/user"), let u = ChatView.user(of: r) {
+        if case .success(let r) = await c.run(.showActiveUser), let u = ChatView.user(of: r) {
             if let name = userDisplayName, u.localDisplayName != name {
                 say("Active user display name \"\(u.localDisplayName)\" does not match --user-display-name \"\(name)\"")
                 throw ExitCode(1)
@@ -265,12 +265,11 @@ struct SimplexChatCommand: AsyncParsableCommand {
             say("exiting: no active user in maintenance mode")
             throw ExitCode(1)
         }
-        var profile: [String: Any]
+        let profile: Profile
         if let bot = createBotDisplayName {
-            profile = ["displayName": bot, "fullName": "", "peerType": "bot"]
-            if !createBotAllowFiles { profile["preferences"] = ["files": ["allow": "no"]] }
+            profile = Profile(displayName: bot, preferences: createBotAllowFiles ? nil : Preferences(files: SimplePreference(allow: .no)), peerType: .bot)
         } else if let name = userDisplayName {
-            profile = ["displayName": name, "fullName": ""]
+            profile = Profile(displayName: name)
         } else if headless {
             say("No user profile found and no --user-display-name provided (required with --headless)")
             throw ExitCode(1)
@@ -283,10 +282,9 @@ struct SimplexChatCommand: AsyncParsableCommand {
                 say("\nNo display name given.")
                 throw ExitCode(1)
             }
-            profile = ["displayName": name, "fullName": ""]
+            profile = Profile(displayName: name)
         }
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: ["profile": profile, "pastTimestamp": false]), as: UTF8.self)
-        switch await c.execute("/_create user \(json)") {
+        switch await c.run(.createActiveUser(NewUser(profile: profile))) {
         case .success(let r):
             guard let u = ChatView.user(of: r) else { throw ExitCode(1) }
             if execute == nil { say("Current user: \(u.localDisplayName)") }

@@ -104,6 +104,47 @@ import Testing
         await relay.shutdown()
     }
 
+    /// A group message costs one write for the item with every member's delivery, and one per
+    /// delivery report (the copy's status and the item's together). Before the one messaging
+    /// path it cost two, and two per report.
+    @Test func groupMessageWritesItemAndDeliveriesTogether() async throws {
+        let dir = NSTemporaryDirectory() + "chat-writes-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let (alice, bob, bobId, _) = try await connectedPair(dir, server, deferredStatusDelay: 600)
+        let created = try await alice.cmd(#"/_group 1 {"displayName":"team","fullName":""}"#)
+        let g = try #require(((created["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await alice.cmd("/_add #\(g) \(bobId) member")
+        let invited = try await bob.event("receivedGroupInvitation")
+        let bg = try #require(((invited["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await bob.cmd("/_join #\(bg)")
+        try await alice.event("joinedGroupMember")
+        try await bob.event("userJoinedGroup")
+
+        func groupRoundTrip(_ text: String) async throws {
+            let sent = try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"\#(text)"}}]"#)
+            let id = try #require(itemId(sent))
+            try await bob.event("newChatItems") { itemText($0) == text }
+            try await alice.event("chatItemsStatusesUpdated") { itemId($0) == id && itemStatus($0) == "sndSent" }
+        }
+        try await groupRoundTrip("warm-up")
+        try await Task.sleep(nanoseconds: 300_000_000)
+
+        let count = 4
+        let before = await alice.c.chatDatabaseWrites
+        for i in 0..<count { try await groupRoundTrip("group message \(i)") }
+        // Let a receipt that is on its way land in the count too.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let writes = await alice.c.chatDatabaseWrites - before
+        #expect(writes >= 2 * count, "every message and its SENT report were written: \(writes)")
+        #expect(writes <= 3 * count, "sender: \(writes) writes for \(count) group messages to one member")
+        #expect(try await alice.c.testCount("SELECT count(*) FROM group_item_deliveries") == count + 1)
+
+        await alice.c.close()
+        await bob.c.close()
+        await relay.shutdown()
+    }
+
     /// Alice sends `text`; Bob receives it and Alice sees it delivered.
     private func roundTrip(_ alice: Client, _ bob: Client, _ bobId: Int64, _ text: String) async throws {
         let sent = try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"\#(text)"}}]"#)

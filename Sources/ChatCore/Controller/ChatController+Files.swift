@@ -143,10 +143,40 @@ extension ChatController {
         return PreparedSndFile(fileId: fileId, invitation: invitation)
     }
 
-    /// Links the file to its sent item and starts the upload.
-    func startSndFile(_ fileId: Int64, chatItemId: Int64, sharedMsgId: String?) throws(ChatError) {
-        try store.write { db in try db.setFileItem(fileId, chatItemId: chatItemId, sharedMsgId: sharedMsgId, at: Self.now) }
-        startUpload(fileId)
+    /// Who a file sent to the target goes to: the contact, or the members connected now
+    /// (simplex-chat sends descriptions only to members with a ready connection).
+    func fileRecipients(_ target: MessageTarget) throws(ChatError) -> FileRecipients {
+        switch target {
+        case .direct(let c, _): return .contact(c.contactId)
+        case .group(let g): return .members(groupId: g.groupId, try groupRecipients(g.groupId).map(\.0))
+        }
+    }
+
+    /// After the send: each file whose item was stored is linked to it and its upload starts;
+    /// a file whose message was not sent is dropped.
+    func startSndFiles(_ target: MessageTarget, _ sent: [(fileId: Int64, sharedMsgId: SharedMsgId)]) {
+        var unsent: [Int64] = []
+        for (fileId, shared) in sent {
+            let itemId = try? store.read { db -> Int64? in
+                switch target {
+                case .direct(let c, _): try db.contactItemId(c.contactId, sharedMsgId: shared.base64url, sent: true)
+                case .group(let g): try db.sentGroupItemId(g.groupId, sharedMsgId: shared.base64url)
+                }
+            }
+            guard let itemId = itemId ?? nil,
+                  (try? store.write({ db in try db.setFileItem(fileId, chatItemId: itemId, sharedMsgId: shared.base64url, at: Self.now) })) != nil
+            else {
+                unsent.append(fileId)
+                continue
+            }
+            startUpload(fileId)
+        }
+        discardSndFiles(unsent)
+    }
+
+    func discardSndFiles(_ fileIds: [Int64]) {
+        guard !fileIds.isEmpty else { return }
+        _ = try? store.write { db in for id in fileIds { try db.deleteFile(id) } }
     }
 
     func startUpload(_ fileId: Int64) {
@@ -361,6 +391,17 @@ extension ChatController {
             if let d = inv.fileDescr { try db.insertRcvFileDescr(id, d, at: now) }
             return id
         }
+    }
+
+    /// The file of a received `x.msg.new`, if it has one: `(fileId, size)`.
+    func receivedMessageFile(_ invitation: FileInvitation?, userId: Int64, contactId: Int64?, groupId: Int64?, sender: GroupMember?,
+                             itemId: Int64, shared: String?) throws(ChatError) -> (Int64, Int64)? {
+        guard let invitation else { return nil }
+        var name = sender?.localDisplayName ?? ""
+        if let contactId, let c = try store.read({ db in try self.contact(db, contactId) }) { name = c.localDisplayName }
+        let id = try receivedFileInvitation(userId: userId, contactId: contactId, groupId: groupId, memberGmId: sender?.groupMemberId,
+                                            senderName: name, invitation, chatItemId: itemId, sharedMsgId: shared)
+        return (id, invitation.fileSize)
     }
 
     /// Files smaller than `config.autoAcceptFileSize` are accepted at once (`autoAcceptFile`).

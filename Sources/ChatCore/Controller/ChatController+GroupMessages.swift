@@ -59,16 +59,31 @@ extension ChatController {
     }
 
     /// Members still connecting get a message when their connection is ready (simplex-chat's
-    /// pending group messages), so nothing sent meanwhile is lost for them; unless a host will
-    /// forward it to them (chat version 4+, simplex-chat `memberSendAction`).
+    /// pending group messages), so nothing sent meanwhile is lost for them.
     func storePending(_ groupId: Int64, _ event: ChatMsgEvent, _ body: Data, itemId: Int64?) {
+        for gmId in pendingMembers(groupId, forwardable: event.isForwardedGroupMsg) {
+            try? store.write { db in try db.insertPendingGroupMessage(groupMemberId: gmId, chatItemId: itemId, body: body, at: Self.now) }
+        }
+    }
+
+    /// The members without a ready connection who should get a group message as a pending one:
+    /// all of them, except, for a message a host forwards (chat version 4+, simplex-chat
+    /// `memberSendAction`), those a host will forward it to.
+    func pendingMembers(_ groupId: Int64, forwardable: Bool) -> [Int64] {
         let pending = (try? store.read { db in try db.membersWithoutReadyConnection(groupId: groupId, currentStatuses: Self.currentStatuses) }) ?? []
         let membershipInviter = pending.isEmpty ? nil : (try? groupInfo(groupId))?.membership.invitedByGroupMemberId
-        for (gmId, categoryText, invitedBy) in pending {
+        return pending.compactMap { (gmId, categoryText, invitedBy) in
             let category = GroupMemberCategory(rawValue: categoryText)
             let inviter: Int64? = category == .pre ? membershipInviter : category == .post ? invitedBy : nil
-            if event.isForwardedGroupMsg, willBeForwarded(to: gmId, inviter: inviter) { continue }
-            try? store.write { db in try db.insertPendingGroupMessage(groupMemberId: gmId, chatItemId: itemId, body: body, at: Self.now) }
+            return forwardable && willBeForwarded(to: gmId, inviter: inviter) ? nil : gmId
+        }
+    }
+
+    /// Sends their pending messages to those of these members whose connection is ready now.
+    func sendPendingIfReady(_ members: [Int64]) async {
+        for gmId in members {
+            guard let (conn, _) = (try? store.read({ db in try db.readyMemberConnection(groupMemberId: gmId) })) ?? nil else { continue }
+            do { try await sendPendingGroupMessages(gmId, agentConnId: conn) } catch { emit(.chatError(chatError: error)) }
         }
     }
 
@@ -153,64 +168,6 @@ extension ChatController {
         earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId))
     }
 
-    /// `/_send #<groupId> ...`: members with role author or above can send.
-    func sendGroupMessages(_ ref: ChatRef, ttl: Int?, live: Bool, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
-        guard ref.chatScope == nil else { throw .error(errorType: .commandError(message: "member support chats are not supported")) }
-        guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
-        let (user, g) = try groupContext(ref.chatId)
-        try assertUserRole(g, .author)
-        var itemIds: [Int64] = []
-        if messages.count > 1 {
-            itemIds = try await sendGroupItemsBatched(user: user, g, messages, ttl: ttl, live: live)
-        } else {
-            for m in messages {
-                itemIds.append(try await sendGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false))
-            }
-        }
-        var items: [AChatItem] = []
-        for itemId in itemIds { items.append(try groupItem(g.groupId, itemId)) }
-        return .newChatItems(user: user, chatItems: items)
-    }
-
-    /// Stores the sent item, then sends x.msg.new to each member and records each delivery.
-    func sendGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
-        let (itemId, event, shared) = try insertGroupItem(user: user, g, content: content, quotedItemId: quotedItemId, ttl: ttl, live: live, forwarded: forwarded)
-        let deliveries = await sendGroupEvent(g.groupId, event, msgId: shared, itemId: itemId)
-        try recordDeliveries(deliveries.map { (itemId, $0.gmId, $0.agentConnId, $0.msgId) })
-        return itemId
-    }
-
-    /// Several items to the group (simplex-chat `sendGroupMessages` with several events): each
-    /// member gets them batched when its version allows (5+, to an admin 9+), one by one
-    /// otherwise; members still connecting get them as pending messages.
-    func sendGroupItemsBatched(user: User, _ g: GroupInfo, _ messages: [ComposedMessage], ttl: Int?, live: Bool) async throws(ChatError) -> [Int64] {
-        var sent: [(itemId: Int64, body: Data)] = []
-        for m in messages {
-            let (itemId, event, shared) = try insertGroupItem(user: user, g, content: m.msgContent, quotedItemId: m.quotedItemId, ttl: ttl, live: live, forwarded: false)
-            let body = try chatMessage(event, msgId: shared)
-            storePending(g.groupId, event, body, itemId: itemId)
-            sent.append((itemId, body))
-        }
-        var deliveries: [(Int64, Int64, String, Int64)] = []
-        for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] {
-            do {
-                if try memberTakesBatches(gmId, conn) {
-                    for r in ChatMessageBody.batch(sent.map(\.body)) {
-                        guard case .success(let b) = r else { continue }
-                        let id = try await sendToAgent(conn, b.body)
-                        for i in b.messageIndices { deliveries.append((sent[i].itemId, gmId, conn, id)) }
-                    }
-                } else {
-                    for (itemId, body) in sent { deliveries.append((itemId, gmId, conn, try await sendToAgent(conn, body))) }
-                }
-            } catch {
-                emit(.chatError(chatError: error))
-            }
-        }
-        try recordDeliveries(deliveries)
-        return sent.map(\.itemId)
-    }
-
     /// Whether a member is sent batches (simplex-chat `memberSendAction`, `batchSendVersion`): its
     /// connection's version is 5+, and 9+ for an admin, who would otherwise forward them one by one.
     func memberTakesBatches(_ groupMemberId: Int64, _ agentConnId: String) throws(ChatError) -> Bool {
@@ -219,52 +176,9 @@ extension ChatController {
         return version >= ChatProtocolVersion.batchSend && (role < .admin || version >= ChatProtocolVersion.batchSend2)
     }
 
-    /// Records which agent message carried each item to each member, then applies reports that
-    /// arrived while we were still sending.
-    func recordDeliveries(_ deliveries: [(itemId: Int64, gmId: Int64, agentConnId: String, msgId: Int64)]) throws(ChatError) {
-        let sndNew = try json(CIStatus.sndNew)
-        try store.write { db in
-            for d in deliveries {
-                try db.insertGroupItemDelivery(chatItemId: d.itemId, groupMemberId: d.gmId, agentConnId: d.agentConnId, agentMsgId: d.msgId, status: sndNew)
-            }
-        }
-        for d in deliveries {
-            if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.msgId)) {
-                try groupDeliveryUpdate(d.agentConnId, d.msgId, early)
-            }
-        }
-    }
-
-    /// Stores a sent group item: its id, its x.msg.new and its shared id.
-    func insertGroupItem(user: User, _ g: GroupInfo, content: MsgContent, quotedItemId: Int64?, ttl: Int?, live: Bool,
-                         forwarded: Bool) throws(ChatError) -> (Int64, ChatMsgEvent, SharedMsgId) {
-        var quote: (row: Row, msg: QuotedMsg, authorMemberId: String?)?
-        if let qid = quotedItemId {
-            guard let r = try store.read({ db in try db.groupItemRow(qid, groupId: g.groupId) }), let qContent = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent else {
-                throw .errorStore(storeError: .chatItemNotFound(itemId: qid))
-            }
-            let sent: Bool = r["item_sent"]
-            let author: String? = sent ? g.membership.memberId : try store.read { db in try db.memberIdOf(groupMemberId: r["group_member_id"]) }
-            let shared = (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }
-            let ref = MsgRef(msgId: shared, sentAt: Self.ts(r["item_ts"]), sent: sent, memberId: author.flatMap { MemberId(base64url: $0) })
-            quote = (r, QuotedMsg(msgRef: ref, content: qContent), author)
-        }
-        let shared = SharedMsgId.random()
-        let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
-        let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
-        let status = try json(CIStatus.sndNew)
-        let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
-        let now = Self.now
-        var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: now, text: content.text,
-                               contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url)
-        item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
-        item.quotedMemberId = quote?.authorMemberId
-        let itemId = try store.write { db in try db.insertChatItem(item, at: now) }
-        return (itemId, .msgNew(container), shared)
-    }
-
     /// A delivery report for one member's copy of a sent group item; the item's own status is the
-    /// least advanced of its copies (partial until every member got it).
+    /// least advanced of its copies (partial until every member got it). The copy's status and
+    /// the item's are written in one transaction.
     /// Returns false when the message is not a tracked group item copy.
     @discardableResult
     func groupDeliveryUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) -> Bool {
@@ -272,45 +186,43 @@ extension ChatController {
         // Looked up with a read: most reports are for direct messages, which cost no write here.
         guard try store.read({ db in try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: msgId) }) else { return false }
         // Several items when they went to this member in one batch.
-        let itemIds = try store.write({ db -> [Int64] in
+        let (tracked, changed) = try store.write({ db -> (Bool, [Int64]) in
             let ids = try db.groupItemIdsDelivered(agentConnId: agentConnId, agentMsgId: msgId)
-            guard !ids.isEmpty else { return [] }
+            guard !ids.isEmpty else { return (false, []) }
             // A late SENT must not overwrite "delivered".
             try db.setGroupDeliveryStatus(agentConnId: agentConnId, agentMsgId: msgId, statusJSON, keepDelivered: Self.isSent(status))
-            return ids
+            var changed: [Int64] = []
+            for itemId in ids {
+                let copies = try db.groupDeliveryStatuses(chatItemId: itemId).compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
+                guard let aggregate = Self.groupItemStatus(copies, reported: status) else { continue }
+                try db.setItemStatus(itemId, Self.jsonText(aggregate), at: Self.now)
+                changed.append(itemId)
+            }
+            return (true, changed)
         })
-        guard !itemIds.isEmpty else { return false }
-        for itemId in itemIds { try updateGroupItemStatus(itemId, reported: status) }
-        return true
+        for itemId in changed {
+            guard let groupId = try store.read({ db in try db.itemGroupId(itemId) }),
+                let userId = try store.read({ db in try db.groupUserId(groupId) })
+            else { continue }
+            emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
+        }
+        return tracked
     }
 
-    /// A sent group item's status from its copies' statuses (least advanced; partial until all).
-    private func updateGroupItemStatus(_ itemId: Int64, reported status: CIStatus) throws(ChatError) {
-        let statuses = try store.read { db in
-            try db.groupDeliveryStatuses(chatItemId: itemId)
-        }.compactMap { try? ChatJSON.decode(CIStatus.self, from: $0) }
-        let rcvd = statuses.filter { if case .sndRcvd = $0 { return true } else { return false } }.count
-        let sentOrRcvd = statuses.filter {
+    /// A sent group item's status from its copies' statuses: the least advanced, partial until
+    /// all copies got there; an error when no copy went anywhere. Nil: nothing to change.
+    static func groupItemStatus(_ copies: [CIStatus], reported status: CIStatus) -> CIStatus? {
+        let rcvd = copies.filter { if case .sndRcvd = $0 { true } else { false } }.count
+        let sentOrRcvd = copies.filter {
             switch $0 {
             case .sndSent, .sndRcvd: true
             default: false
             }
         }.count
-        let aggregate: CIStatus
-        if rcvd > 0 {
-            aggregate = .sndRcvd(msgRcptStatus: .ok, sndProgress: rcvd == statuses.count ? .complete : .partial)
-        } else if sentOrRcvd > 0 {
-            aggregate = .sndSent(sndProgress: sentOrRcvd == statuses.count ? .complete : .partial)
-        } else if case .sndError = status {
-            aggregate = status
-        } else {
-            return
-        }
-        try setStatus(itemId, aggregate)
-        guard let groupId = try store.read({ db in try db.itemGroupId(itemId) }),
-            let userId = try store.read({ db in try db.groupUserId(groupId) })
-        else { return }
-        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: [try groupItem(groupId, itemId)]))
+        if rcvd > 0 { return .sndRcvd(msgRcptStatus: .ok, sndProgress: rcvd == copies.count ? .complete : .partial) }
+        if sentOrRcvd > 0 { return .sndSent(sndProgress: sentOrRcvd == copies.count ? .complete : .partial) }
+        if case .sndError = status { return status }
+        return nil
     }
 
     /// A sent or received item of a group chat with what actions need.
@@ -318,52 +230,6 @@ extension ChatController {
         let (user, g) = try groupContext(ref.chatId)
         guard let r = try store.read({ db in try db.groupItemRow(itemId, groupId: ref.chatId) }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
         return (user, g, r)
-    }
-
-    /// `/_update item #<groupId>`: our own message, sent again as x.msg.update to every member.
-    func updateGroupItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
-        let (user, g, r) = try groupItemRow(ref, itemId)
-        try assertUserRole(g, .author)
-        guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
-            let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
-            let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
-        else { throw .error(errorType: .invalidChatItemUpdate) }
-        if current == updated.msgContent { return .chatItemNotChanged(user: user, chatItem: try groupItem(g.groupId, itemId)) }
-        for d in await sendGroupEvent(g.groupId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent))) {
-            dropStatus(d.agentConnId, d.msgId)
-        }
-        let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
-        try store.write { db in
-            try db.editSentItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
-        }
-        return .chatItemUpdated(user: user, chatItem: try groupItem(g.groupId, itemId))
-    }
-
-    /// `/_delete item #<groupId>`: for me, or for everyone (our own messages: x.msg.del).
-    func deleteGroupItems(_ ref: ChatRef, _ itemIds: [Int64], mode: CIDeleteMode) async throws(ChatError) -> ChatResponse {
-        var deletions: [ChatItemDeletion] = []
-        var user: User?
-        for itemId in itemIds {
-            let (u, g, r) = try groupItemRow(ref, itemId)
-            user = u
-            let before = try groupItem(g.groupId, itemId)
-            switch mode {
-            case .internal:
-                try store.write { db in try db.deleteChatItem(itemId) }
-                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
-            case .internalMark, .broadcast:
-                if mode == .broadcast {
-                    guard r["item_sent"] as Bool, let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else {
-                        throw .error(errorType: .invalidChatItemDelete)
-                    }
-                    for d in await sendGroupEvent(g.groupId, .msgDel(msgId: shared)) { dropStatus(d.agentConnId, d.msgId) }
-                }
-                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .group))
-                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try groupItem(g.groupId, itemId)))
-            }
-        }
-        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
-        return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
     }
 
     /// `/_delete member item #<groupId> <ids>`: moderators delete other members' messages for
@@ -388,28 +254,6 @@ extension ChatController {
             deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try groupItem(groupId, itemId)))
         }
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
-    }
-
-    /// `/_reaction #<groupId> ...`: x.msg.react naming the item's author.
-    func reactInGroup(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
-        let (user, g, r) = try groupItemRow(ref, itemId)
-        try assertUserRole(g, .author)
-        guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
-            throw .error(errorType: .commandError(message: "this item cannot have reactions"))
-        }
-        var authorId = g.membership.memberId
-        if !(r["item_sent"] as Bool), let gm = r["group_member_id"] as Int64?, let author = try store.read({ db in try Self.groupMember(db, gm) }) {
-            authorId = author.memberId
-        }
-        let reactionJSON = try json(reaction)
-        let present = try store.read { db in try db.hasSentReaction(itemId, reactionJSON: reactionJSON) }
-        guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
-        for d in await sendGroupEvent(g.groupId, .msgReact(msgId: shared, memberId: MemberId(base64url: authorId), reaction: reaction, add: add)) {
-            dropStatus(d.agentConnId, d.msgId)
-        }
-        try setReaction(itemId, reactionJSON, sent: true, add: add)
-        let cr = CIReaction(chatDir: .groupSnd, chatItem: try chatItem(itemId), sentAt: Self.ts(Self.now), reaction: reaction)
-        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .group(groupInfo: try groupInfo(g.groupId), groupChatScope: nil), chatReaction: cr))
     }
 
     /// Marks every message of a removed member as moderated by `by` (x.grp.mem.del with messages).

@@ -14,117 +14,12 @@ extension ChatController {
         return (try userById(userId), contact, connId)
     }
 
-    /// `/_send @<contactId> json [...]`: each composed message becomes an x.msg.new to the peer
-    /// and a sent chat item (status sndNew until the agent reports SENT).
-    func sendMessages(_ ref: ChatRef, ttl: Int?, live: Bool, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
-        guard ref.chatType == .direct else {
-            throw .error(errorType: .commandError(message: "only direct chats are supported yet"))
-        }
-        guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
-        let (user, contact, agentConnId) = try contactConnection(ref.chatId)
-        // Contact preferences (simplex-chat `assertDirectAllowed`, `sndContactCITimed`).
-        if messages.contains(where: { if case .voice = $0.msgContent { true } else { false } }),
-            !contact.mergedPreferences.enabled(.voice).forUser {
-            throw .error(errorType: .commandError(message: "feature not allowed \(ChatFeature.voice.displayName)"))
-        }
-        let itemTTL = Self.timedTTL(contact, ttl)
-        var itemIds: [Int64] = []
-        if messages.count > 1, try negotiated(agentConnId).version >= ChatProtocolVersion.batchSend2 {
-            itemIds = try await sendItemsBatched(user: user, contact: contact, agentConnId: agentConnId, messages, ttl: itemTTL, live: live)
-        } else {
-            for m in messages {
-                itemIds.append(try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: m.msgContent,
-                                                  quotedItemId: m.quotedItemId, ttl: itemTTL, live: live, forwarded: false))
-            }
-        }
-        var items: [AChatItem] = []
-        for itemId in itemIds { items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))) }
-        return .newChatItems(user: user, chatItems: items)
-    }
-
     /// Disappearing messages in a direct chat: only when the feature is on for both sides; the
     /// message's own ttl, else the one in our preference (simplex-chat `contactTimedTTL`).
     static func timedTTL(_ contact: Contact, _ itemTTL: Int?) -> Int? {
         let p = contact.mergedPreferences.timedMessages
         guard p.enabled.forUser && p.enabled.forContact else { return nil }
         return itemTTL ?? contact.userPreferences.timedMessages?.ttl
-    }
-
-    /// Sends one x.msg.new and stores its chat item (sndNew until the agent reports SENT).
-    func sendItem(user: User, contact: Contact, agentConnId: String, content: MsgContent, quotedItemId: Int64?,
-                  ttl: Int?, live: Bool, forwarded: Bool) async throws(ChatError) -> Int64 {
-        var prepared = try prepareItem(user: user, contact: contact, content: content, quotedItemId: quotedItemId, ttl: ttl, live: live, forwarded: forwarded)
-        // The agent's message id first, then the item in one transaction, in the same actor
-        // turn: no agent event (SENT, RCVD) can be handled in between, and a message the agent
-        // refused leaves no item behind.
-        prepared.item.agentMsgId = try await sendToAgent(agentConnId, prepared.body)
-        return try storeSentItems([prepared.item], contact: contact, agentConnId: agentConnId)[0]
-    }
-
-    /// Several x.msg.new to a contact of chat version 9+ (simplex-chat `sendDirectContactMessages`):
-    /// batched into as few agent messages as fit, each item recording the agent message it went in.
-    func sendItemsBatched(user: User, contact: Contact, agentConnId: String, _ messages: [ComposedMessage], ttl: Int?,
-                          live: Bool) async throws(ChatError) -> [Int64] {
-        var prepared: [PreparedItem] = []
-        for m in messages {
-            prepared.append(try prepareItem(user: user, contact: contact, content: m.msgContent, quotedItemId: m.quotedItemId,
-                                            ttl: ttl, live: live, forwarded: false))
-        }
-        for r in ChatMessageBody.batch(prepared.map(\.body)) {
-            // Each body is within the limit (prepareItem checks it), so every batch is too.
-            guard case .success(let b) = r else { throw .error(errorType: .internalError(message: "large message")) }
-            let id = try await sendToAgent(agentConnId, b.body)
-            for i in b.messageIndices { prepared[i].item.agentMsgId = id }
-        }
-        return try storeSentItems(prepared.map(\.item), contact: contact, agentConnId: agentConnId)
-    }
-
-    /// A sent item before it is sent: its wire body and its row, without the agent message id.
-    struct PreparedItem {
-        var body: Data
-        var item: NewChatItem
-    }
-
-    func prepareItem(user: User, contact: Contact, content: MsgContent, quotedItemId: Int64?,
-                     ttl: Int?, live: Bool, forwarded: Bool) throws(ChatError) -> PreparedItem {
-        var quote: (row: Row, msg: QuotedMsg)?
-        if let qid = quotedItemId {
-            guard let r = try store.read({ db in try db.contactItemRow(qid, contactId: contact.contactId) }), let qc = try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String), let qContent = qc.msgContent else {
-                throw .errorStore(storeError: .chatItemNotFound(itemId: qid))
-            }
-            let shared = (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }
-            // `sent`: whether the quoting author (we) sent the quoted message.
-            quote = (r, QuotedMsg(msgRef: MsgRef(msgId: shared, sentAt: Self.ts(r["item_ts"]), sent: r["item_sent"] as Bool), content: qContent))
-        }
-        let shared = SharedMsgId.random()
-        let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
-        let body = try chatMessage(.msgNew(container), msgId: shared)
-        let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
-        let status = try json(CIStatus.sndNew)
-        let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
-        let now = Self.now
-        var item = NewChatItem(userId: user.userId, contactId: contact.contactId, sent: true, itemTs: now, text: content.text,
-                               contentJSON: contentJSON, statusJSON: status, sharedMsgId: shared.base64url, agentMsgId: nil)
-        item.setSent(forwarded: forwarded, live: live, ttl: ttl, at: now, quote: quote?.row, quotedContentJSON: quotedContent)
-        return PreparedItem(body: body, item: item)
-    }
-
-    /// Stores sent items in one transaction, then applies reports the agent made before we knew
-    /// their agent message ids.
-    func storeSentItems(_ items: [NewChatItem], contact: Contact, agentConnId: String) throws(ChatError) -> [Int64] {
-        let now = Self.now
-        // Reports the agent made before the items existed go into their rows: one write in all.
-        var rows = items
-        for i in rows.indices {
-            guard let msgId = rows[i].agentMsgId else { continue }
-            if let status = earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] { rows[i].statusJSON = try json(status) }
-        }
-        let ids = try store.write { db -> [Int64] in
-            if !contact.contactUsed { try db.setContactUsed(contact.contactId) }
-            return try rows.map { try db.insertChatItem($0, at: now) }
-        }
-        for msgId in Set(items.compactMap(\.agentMsgId)) { earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: msgId)) }
-        return ids
     }
 
     /// Sends one body; on a post-quantum connection of chat version 8+ a long body goes compressed,

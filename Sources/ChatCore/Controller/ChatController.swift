@@ -98,9 +98,21 @@ public actor ChatController {
         guard !storeClosed else { return .failure(.errorDatabase(databaseError: .errorOpen(sqliteError: .error(dbError: "the database is closed (chat_close_store)")))) }
         switch ChatCommand.parse(command) {
         case .failure(let e): return .failure(e)
-        case .success(let cmd):
-            do { return .success(try await execute(cmd)) } catch { return .failure(error) }
+        case .success(let cmd): return await run(cmd)
         }
+    }
+
+    /// Runs one typed command (the Swift API the terminal uses): the same checks and answers as
+    /// the text form, without parsing or JSON.
+    public func run(_ command: ChatCommand) async -> Result<ChatResponse, ChatError> {
+        guard !closed else { return .failure(.error(errorType: .chatNotStarted)) }
+        guard !storeClosed else { return .failure(.errorDatabase(databaseError: .errorOpen(sqliteError: .error(dbError: "the database is closed (chat_close_store)")))) }
+        do { return .success(try await execute(command)) } catch { return .failure(error) }
+    }
+
+    /// The next event, typed, waiting up to `timeout` seconds (nil on timeout or close).
+    public nonisolated func nextChatEvent(timeout: Double) async -> ChatEvent? {
+        await events.popEvent(timeout: timeout)
     }
 
     /// The next event as `{"result": <ChatEvent>}`, waiting up to `timeout` seconds.
@@ -121,13 +133,10 @@ public actor ChatController {
         events.close()
     }
 
-    /// Parts of a composed message this build cannot deliver are refused, never dropped: files
-    /// need XFTP (not built yet) and mentions need the group mention protocol (not built yet).
+    /// Parts of a composed message this build cannot deliver are refused, never dropped:
+    /// mentions need the group mention protocol (not built yet).
     static func assertSupported(_ messages: [ComposedMessage]) throws(ChatError) {
         for m in messages {
-            if m.fileSource != nil {
-                throw .error(errorType: .commandError(message: "sending files is not supported yet (fileSource)"))
-            }
             if !m.mentions.isEmpty {
                 throw .error(errorType: .commandError(message: "mentions are not supported yet"))
             }
@@ -204,7 +213,6 @@ public actor ChatController {
             return try await deleteAddress(userId: try activeUser().userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
             try Self.assertSupported(messages)
-            if ref.chatType == .group { return try await sendGroupMessages(ref, ttl: ttl, live: live, messages) }
             return try await sendMessages(ref, ttl: ttl, live: live, messages)
         case .apiGetChats(let userId, let pcc, let pagination, let query):
             return try getChats(userId: userId, pendingConnections: pcc, pagination: pagination, query: query)
@@ -216,13 +224,10 @@ public actor ChatController {
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
             if !updated.mentions.isEmpty { throw .error(errorType: .commandError(message: "mentions are not supported yet")) }
-            if ref.chatType == .group { return try await updateGroupItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
         case .apiDeleteChatItem(let ref, let itemIds, let mode):
-            if ref.chatType == .group { return try await deleteGroupItems(ref, itemIds, mode: mode) }
             return try await deleteItems(ref, itemIds, mode: mode)
         case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
-            if ref.chatType == .group { return try await reactInGroup(ref, itemId, add: add, reaction) }
             return try await react(ref, itemId, add: add, reaction)
         case .apiPlanForwardChatItems(let from, let itemIds):
             return try forwardPlan(from, itemIds)
@@ -282,8 +287,9 @@ public actor ChatController {
             return try await updateProfile(userId: userId, profile)
         case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
             return try await executeFileCommand(cmd)
-        default:
+        case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
+            // No `default:` here: a new command does not compile until it is dispatched.
             throw .error(errorType: .commandError(message: "not supported yet: \(cmd.commandString)"))
         }
     }

@@ -48,6 +48,10 @@ extension Database {
         try Row.fetchOne(cachedStatement(sql: "SELECT * FROM files WHERE chat_item_id = ? LIMIT 1"), arguments: [chatItemId])
     }
 
+    func deleteFile(_ fileId: Int64) throws {
+        try cachedStatement(sql: "DELETE FROM files WHERE file_id = ?").execute(arguments: [fileId])
+    }
+
     func setFileItem(_ fileId: Int64, chatItemId: Int64, sharedMsgId: String?, at now: Double) throws {
         try cachedStatement(sql: "UPDATE files SET chat_item_id = ?, shared_msg_id = ?, updated_at = ? WHERE file_id = ?")
             .execute(arguments: [chatItemId, sharedMsgId, now, fileId])

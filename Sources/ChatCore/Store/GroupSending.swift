@@ -64,16 +64,6 @@ extension Database {
     }
 
     /// Our edit of our own message (possibly live).
-    func editSentItemContent(_ itemId: Int64, text: String, contentJSON: String, live: Bool, at now: Double) throws {
-        try run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, item_live = ?, updated_at = ? WHERE chat_item_id = ?",
-                [text, contentJSON, live, now, itemId])
-    }
-
-    func hasSentReaction(_ itemId: Int64, reactionJSON: String) throws -> Bool {
-        try Bool.fetchOne(cachedStatement(sql: "SELECT 1 FROM chat_item_reactions WHERE chat_item_id = ? AND reaction = ? AND reaction_sent = 1"),
-                          arguments: [itemId, reactionJSON]) == true
-    }
-
     /// Every message of a member in a group, marked deleted (moderated).
     func markMemberItemsDeleted(groupId: Int64, groupMemberId: Int64, deletedJSON: String, at now: Double) throws {
         try run("UPDATE chat_items SET item_deleted = ?, updated_at = ? WHERE group_id = ? AND group_member_id = ? AND item_deleted IS NULL",

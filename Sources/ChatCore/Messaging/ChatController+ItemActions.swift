@@ -2,69 +2,61 @@ import Foundation
 import GRDB
 import SMPAgent
 
-/// Edits, deletions, reactions and forwarding (seed 003 §4-8), on our side and the peer's.
+/// Edits, deletions, reactions and forwarding (seed 003 §4-8) in direct and group chats, over one
+/// `MessageTarget`; the profile update that goes to every contact.
 extension ChatController {
-    /// A chat item of a direct chat with what actions need: its row, contact and user.
-    func directItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Contact, String, Row) {
-        guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct chats are supported yet")) }
-        let (user, contact, agentConnId) = try contactConnection(ref.chatId)
-        guard let r = try store.read({ db in try db.contactItemRow(itemId, contactId: ref.chatId) }) else { throw .errorStore(storeError: .chatItemNotFound(itemId: itemId)) }
-        return (user, contact, agentConnId, r)
-    }
-
     func aItem(_ contact: Contact, _ itemId: Int64) throws(ChatError) -> AChatItem {
         AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))
     }
 
-    /// `/_update item`: edits a sent message (x.msg.update); identical content changes nothing.
+    /// `/_update item`: edits a sent message (x.msg.update to the contact or every member);
+    /// identical content changes nothing.
     func updateItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
-        let (user, contact, agentConnId, r) = try directItem(ref, itemId)
+        let (user, target) = try messageTarget(ref, requiredRole: .author)
+        let r = try targetItemRow(target, itemId)
         guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
             let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
             let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
         else { throw .error(errorType: .invalidChatItemUpdate) }
         if current == updated.msgContent {
-            return .chatItemNotChanged(user: user, chatItem: try aItem(contact, itemId))
+            return .chatItemNotChanged(user: user, chatItem: try targetItem(target, itemId))
         }
-        try await sendEvent(agentConnId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
+        try await sendTargetEvent(target, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
             try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
         }
-        return .chatItemUpdated(user: user, chatItem: try aItem(contact, itemId))
+        return .chatItemUpdated(user: user, chatItem: try targetItem(target, itemId))
     }
 
     /// `/_delete item`: for me (internal: removed; internalMark: marked) or for everyone
-    /// (broadcast: x.msg.del to the peer, our copy marked deleted).
+    /// (broadcast: x.msg.del to the contact or every member, our copy marked deleted, or removed
+    /// when full deletion is on for us in a direct chat, as simplex-chat `deleteDirectCIs`).
     func deleteItems(_ ref: ChatRef, _ itemIds: [Int64], mode: CIDeleteMode) async throws(ChatError) -> ChatResponse {
+        let (user, target) = try messageTarget(ref, requiredRole: nil)
         var deletions: [ChatItemDeletion] = []
-        var user: User?
         for itemId in itemIds {
-            let (u, contact, agentConnId, r) = try directItem(ref, itemId)
-            user = u
-            let before = try aItem(contact, itemId)
+            let r = try targetItemRow(target, itemId)
+            let before = try targetItem(target, itemId)
             switch mode {
             case .internal:
                 try store.write { db in try db.deleteChatItem(itemId) }
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
             case .internalMark, .broadcast:
                 if mode == .broadcast {
-                    guard before.chatItem.meta.deletable, let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else {
-                        throw .error(errorType: .invalidChatItemDelete)
-                    }
-                    try await sendEvent(agentConnId, .msgDel(msgId: shared))
-                    // With full deletion on for us, our copy goes too (simplex-chat `deleteDirectCIs`).
-                    if contact.mergedPreferences.enabled(.fullDelete).forUser {
+                    guard let shared = broadcastDeletable(r, before.chatItem) else { throw .error(errorType: .invalidChatItemDelete) }
+                    try await sendTargetEvent(target, .msgDel(msgId: shared))
+                    if case .direct(let c, _) = target, c.mergedPreferences.enabled(.fullDelete).forUser {
                         try store.write { db in try db.deleteChatItem(itemId) }
                         deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
                         continue
                     }
                 }
-                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
-                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId)))
+                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: target.chatType))
+                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try targetItem(target, itemId)))
             }
         }
-        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
+        guard !itemIds.isEmpty else { throw .error(errorType: .commandError(message: "no items")) }
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
     }
 
@@ -75,25 +67,26 @@ extension ChatController {
         }
     }
 
-    /// `/_reaction`: adds or removes our reaction (x.msg.react).
+    /// `/_reaction`: adds or removes our reaction (x.msg.react; in groups it names the item's
+    /// author). Contacts must both allow reactions.
     func react(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
-        let (user, contact, agentConnId, r) = try directItem(ref, itemId)
-        guard contact.mergedPreferences.enabled(.reactions).forUser else {
-            throw .error(errorType: .commandError(message: "feature not allowed \(ChatFeature.reactions.displayName)"))
-        }
+        let (user, target) = try messageTarget(ref, requiredRole: .author)
+        try assertFeatureAllowed(target, .reactions)
+        let r = try targetItemRow(target, itemId)
         guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
             throw .error(errorType: .commandError(message: "this item cannot have reactions"))
         }
+        let author = try itemAuthorMemberId(target, r).flatMap { MemberId(base64url: $0) }
         let reactionJSON = try json(reaction)
         let present = try store.read { db in
             try db.hasReaction(itemId, reactionJSON, sent: true)
         }
         guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
-        try await sendEvent(agentConnId, .msgReact(msgId: shared, reaction: reaction, add: add))
+        try await sendTargetEvent(target, .msgReact(msgId: shared, memberId: author, reaction: reaction, add: add))
         try setReaction(itemId, reactionJSON, sent: true, add: add)
-        let item = try chatItem(itemId)
-        let cr = CIReaction(chatDir: .directSnd, chatItem: item, sentAt: Self.ts(Self.now), reaction: reaction)
-        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .direct(contact: contact), chatReaction: cr))
+        let item = try targetItem(target, itemId)
+        let cr = CIReaction(chatDir: target.sndDirection, chatItem: item.chatItem, sentAt: Self.ts(Self.now), reaction: reaction)
+        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr))
     }
 
     func setReaction(_ itemId: Int64, _ reactionJSON: String, sent: Bool, add: Bool) throws(ChatError) {
@@ -102,16 +95,8 @@ extension ChatController {
 
     /// An item's row and user from a direct or group chat (the source of a forward).
     func sourceItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Row) {
-        switch ref.chatType {
-        case .direct:
-            let (u, _, _, r) = try directItem(ref, itemId)
-            return (u, r)
-        case .group:
-            let (u, _, r) = try groupItemRow(ref, itemId)
-            return (u, r)
-        default:
-            throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
-        }
+        let (user, target) = try messageTarget(ref, requiredRole: nil)
+        return (user, try targetItemRow(target, itemId))
     }
 
     /// `/_forward plan`: which of the items can be forwarded (those with message content).
@@ -138,27 +123,13 @@ extension ChatController {
                 contents.append(c)
             }
         }
-        var items: [AChatItem] = []
-        switch to.chatType {
-        case .direct:
-            let (user, contact, agentConnId) = try contactConnection(to.chatId)
-            for content in contents {
-                let newId = try await sendItem(user: user, contact: contact, agentConnId: agentConnId, content: content, quotedItemId: nil,
-                                               ttl: ttl, live: false, forwarded: true)
-                items.append(try aItem(contact, newId))
-            }
-            return .newChatItems(user: user, chatItems: items)
-        case .group where to.chatScope == nil:
-            let (user, g) = try groupContext(to.chatId)
-            try assertUserRole(g, .author)
-            for content in contents {
-                let newId = try await sendGroupItem(user: user, g, content: content, quotedItemId: nil, ttl: ttl, live: false, forwarded: true)
-                items.append(try groupItem(g.groupId, newId))
-            }
-            return .newChatItems(user: user, chatItems: items)
-        default:
-            throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
+        let (user, target) = try messageTarget(to, requiredRole: .author)
+        let itemTTL = itemTTL(target, ttl)
+        var prepared: [PreparedItem] = []
+        for content in contents {
+            prepared.append(try prepareItem(user: user, target, content: content, quotedItemId: nil, ttl: itemTTL, live: false, forwarded: true))
         }
+        return try await sendNewItems(user: user, target, prepared)
     }
 
     /// `/_profile <userId> <json>`: updates the profile and sends it (x.info) to every contact.
