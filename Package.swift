@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "ChatCoreTests",
             dependencies: [
-                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd", "XFTPServer", "XFTPClient", "XFTPProtocol",
+                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd", "XFTPServer", "XFTPClient", "XFTPProtocol", "SimplexFoundation",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

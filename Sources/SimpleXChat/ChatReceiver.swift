@@ -107,6 +107,9 @@ public final class ChatReceiver {
             if active(user) { m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil)) }
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
+        case .file(let f):
+            // File events carry the item with its file's new status.
+            if let (user, item) = f.userAndItem, active(user) { m.upsertChatItem(item.chatInfo, item.chatItem) }
         case .unknown(let raw):
             invalidEvents.append((raw.typeTag ?? "unknown", (try? ChatJSON.encode(raw)) ?? Data()))
         }

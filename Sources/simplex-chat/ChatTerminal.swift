@@ -527,6 +527,8 @@ actor ChatTerminal {
             output("\(t) \(ChatView.describe(error: err))")
         case .messageError(_, let severity, let message):
             output("\(t) message error: \(severity) \(message)")
+        case .file(let f):
+            if let line = ChatView.describe(fileEvent: f) { output("\(t) \(line)") }
         case .chatItemNotChanged, .unknown:
             break
         }

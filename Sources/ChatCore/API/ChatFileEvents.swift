@@ -168,3 +168,19 @@ public enum ChatFileResponse: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension ChatFileEvent {
+    /// The user and the item the event is about, when it carries one.
+    public var userAndItem: (User, AChatItem)? {
+        switch self {
+        case .rcvFileDescrReady(let u, let i, _, _), .rcvFileAccepted(let u, let i), .rcvFileStart(let u, let i), .rcvFileComplete(let u, let i),
+             .rcvFileSndCancelled(let u, let i, _), .sndFileCompleteXFTP(let u, let i, _):
+            (u, i)
+        case .rcvFileProgressXFTP(let u, let i?, _, _, _), .rcvFileError(let u, let i?, _, _), .rcvFileWarning(let u, let i?, _, _),
+             .sndFileProgressXFTP(let u, let i?, _, _, _), .sndFileError(let u, let i?, _, _), .sndFileWarning(let u, let i?, _, _):
+            (u, i)
+        default:
+            nil
+        }
+    }
+}
