@@ -459,10 +459,11 @@ extension ChatController {
             try db.setRcvFileAccepted(fileId, path: storedPath, approvedRelays: approvedRelays, cryptoArgs: args, transferId: transferId,
                                       statusJSON: status, at: Self.now)
         }
+        // The answer shows the item as accepted, read before the download starts (`xftpAcceptRcvFT`).
+        guard let item = try fileItem(r) else { throw .errorStore(storeError: .fileNotFound(fileId: fileId)) }
         if let d = try store.read({ db in try db.rcvFileDescrRow(fileId) }), d["file_descr_complete"] as Bool {
             try startReceiving(fileId, user: user, approvedRelays: approvedRelays)
         }
-        guard let item = try fileItem(r) else { throw .errorStore(storeError: .fileNotFound(fileId: fileId)) }
         return .file(.rcvFileAccepted(user: user, chatItem: item))
     }
 

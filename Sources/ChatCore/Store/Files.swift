@@ -180,7 +180,7 @@ extension Database {
     func unfinishedTransferIds() throws -> (uploads: [Int64], downloads: [Int64]) {
         let up = try Int64.fetchAll(cachedStatement(sql: """
             SELECT file_id FROM files WHERE file_sent = 1 AND cancelled = 0 AND private_snd_descr IS NULL AND transfer_id IS NOT NULL
-              AND json_extract(ci_file_status, '$.type') IN ('sndStored', 'sndTransfer')
+              AND json_extract(ci_file_status, '$.type') IN ('sndStored', 'sndTransfer', 'sndWarning')
             ORDER BY file_id
             """))
         let down = try Int64.fetchAll(cachedStatement(sql: """
