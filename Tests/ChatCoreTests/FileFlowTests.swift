@@ -303,6 +303,53 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         await relay.shutdown()
     }
 
+    /// Bob's download cannot reach the server; his chat stops mid-transfer; restarted, the
+    /// download resumes and completes. Carol accepts files under 1 MB without a command.
+    @Test func downloadResumesAfterRestartAndAutoAccept() async throws {
+        let dir = NSTemporaryDirectory() + "file-resume-rcv-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let carolFiles = dir + "/carol-files"
+        try FileManager.default.createDirectory(atPath: carolFiles, withIntermediateDirectories: true)
+        let carol = try await Client("carol", dir: dir, server: server) { config in
+            config.filesFolder = carolFiles
+            config.defaultXFTPServers = [xftp.address]
+            config.autoAcceptFileSize = 1_000_000
+        }
+        let (bobId, _) = try await connect(alice, bob)
+        let (carolId, _) = try await connect(alice, carol)
+        let bytes = SecureRandom.bytes(600_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/pic.png"))
+
+        try await alice.cmd("/_send @\(carolId) json " + composedFile("pic.png"))
+        let auto = try await carol.event("rcvFileAccepted", timeout: 30)
+        #expect(eventFile(auto)?["fileName"] as? String == "pic.png")
+        try await carol.event("rcvFileComplete", timeout: 60)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: carolFiles + "/pic.png"))) == bytes)
+
+        try await alice.cmd("/_send @\(bobId) json " + composedFile("pic.png"))
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        let fid = try #require(fileId(offer))
+        try await bob.event("rcvFileDescrReady", timeout: 60)
+        await xftp.pause()
+        try await bob.cmd("/freceive \(fid)")
+        try await bob.event("rcvFileWarning", timeout: 60)
+        await bob.c.close()
+        try await xftp.resume()
+        let (bob2, _) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address, create: false)
+        try await bob2.event("rcvFileComplete", timeout: 90)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/pic.png"))) == bytes)
+
+        await alice.c.close()
+        await bob2.c.close()
+        await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
     /// A file whose name has control characters and a leading dot arrives under a clean name
     /// inside Bob's files folder.
     @Test func hostileFileNameStaysInFilesFolder() async throws {
