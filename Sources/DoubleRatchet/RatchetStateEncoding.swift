@@ -6,14 +6,18 @@ import SimplexFoundation
 /// state is never restored under another KEM. Codable wraps the same bytes as `Data`.
 ///
 /// Formats: 1 = the same layout written while the KEM was ML-KEM-768 (before sntrup761); 2 =
-/// sntrup761. A format-1 ML-KEM state is read with PQ off: its KEM keys and any pending proposal
+/// sntrup761; 3 = format 2 with our ratchet key's public half after its private half, so that
+/// loading a state (once per message) costs no X448 scalar multiplication (formats 1 and 2
+/// compute it when read). A format-1 ML-KEM state is read with PQ off: its KEM keys and any pending proposal
 /// are dropped (no SimpleX peer can use them), `pqEncryption` and `receivingPQ` become false and
 /// the chains go on classically; the large-header support flag is kept. A state whose current
 /// sending chain was agreed with an ML-KEM secret (`sendingPQ`) is refused: the peer could only
 /// derive that chain by decapsulating the ML-KEM ciphertext this state no longer sends.
 extension Ratchet: Codable {
     /// Current format of `serialized()`.
-    public static var stateFormat: UInt8 { 2 }
+    public static var stateFormat: UInt8 { 3 }
+    /// sntrup761 without the stored public ratchet key, still read.
+    static var sntrupStateFormatV2: UInt8 { 2 }
     /// The format written with ML-KEM-768 keys, read as PQ off.
     static var mlkemStateFormat: UInt8 { 1 }
 
@@ -26,6 +30,7 @@ extension Ratchet: Codable {
         e.word16(versions.maxSupported)
         try large(&e, associatedData)
         try short(&e, dhRatchetKey.rawRepresentation)
+        try short(&e, dhRatchetKey.publicKey.rawRepresentation)
         if let kem {
             e.byte(UInt8(ascii: "1"))
             try encodeKeyPair(&e, kem.keyPair)
@@ -85,14 +90,20 @@ extension Ratchet: Codable {
         let kemName = try wrap { try d.shortString() }
         let legacyMLKEM: Bool
         switch format {
-        case Self.stateFormat where kemName == Array(KEM.name.utf8): legacyMLKEM = false
+        case Self.stateFormat where kemName == Array(KEM.name.utf8), Self.sntrupStateFormatV2 where kemName == Array(KEM.name.utf8): legacyMLKEM = false
         case Self.mlkemStateFormat where kemName == Array("ML-KEM-768".utf8): legacyMLKEM = true
         default:
             throw .badEncoding("ratchet state format \(format) for KEM \(String(decoding: kemName, as: UTF8.self)), not \(KEM.name)")
         }
         versions = RatchetVersions(current: try wrap { try d.word16() }, maxSupported: try wrap { try d.word16() })
         associatedData = try wrap { try d.largeString() }
-        dhRatchetKey = try x448PrivateKey(try wrap { try d.shortString() })
+        let dhPrivate = try wrap { try d.shortString() }
+        if format == Self.stateFormat {
+            let dhPublic = try x448PublicRaw(try wrap { try d.shortString() })
+            do { dhRatchetKey = try X448PrivateKey(rawRepresentation: dhPrivate, knownPublicKey: dhPublic) } catch { throw .invalidKey("\(error)") }
+        } else {
+            dhRatchetKey = try x448PrivateKey(dhPrivate)
+        }
         if try Self.flag(&d) {
             let kp = try decodeKeyPair(&d)
             var accepted: RatchetKEMAccepted?

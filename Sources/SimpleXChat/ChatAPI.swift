@@ -229,7 +229,7 @@ public actor ChatAPI {
     /// message for an address; the contact in the model is updated.
     public func apiConnectPreparedContact(contactId: Int64, incognito: Bool, msg: MsgContent?) async throws(ChatAPIError) -> Contact {
         switch try await response(.apiConnectPreparedContact(contactId: contactId, incognito: incognito, msgContent: msg)) {
-        case .startedConnectionToContact(_, let contact):
+        case .startedConnectionToContact(_, let contact, _):
             if let model { await model.updateContact(contact) }
             return contact
         case let r: throw unexpected(r)

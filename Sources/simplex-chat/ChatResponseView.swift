@@ -99,7 +99,7 @@ extension ChatView {
             return "\(contact.localDisplayName): contact already exists"
         case .newPreparedChat(_, let chat):
             return "\(name(chatInfo: chat.chatInfo)): prepared, connect to send the first message"
-        case .startedConnectionToContact(_, let contact):
+        case .startedConnectionToContact(_, let contact, _):
             return "\(contact.localDisplayName): connection started"
         case .contactDeleted(_, let contact):
             return "\(contact.localDisplayName): contact is deleted"

@@ -14,6 +14,8 @@ final class Client: @unchecked Sendable {
     let name: String
     let c: ChatController
     private(set) var events: [[String: Any]] = []
+    /// The same events, typed (nil when a newer tag is kept raw).
+    private var typedEvents: [(obj: [String: Any], event: ChatEvent?)] = []
 
     /// `create`: make the user (a new database); false opens an existing one as it is.
     init(_ name: String, dir: String, server: String, key: String = "", create: Bool = true, deferredStatusDelay: Double? = nil,
@@ -60,15 +62,66 @@ final class Client: @unchecked Sendable {
                _ match: ([String: Any]) -> Bool = { _ in true }) async throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let i = events.firstIndex(where: { $0["type"] as? String == type && match($0) }) { return events.remove(at: i) }
-            guard let s = await c.nextEvent(timeout: 0.2),
-                let obj = try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any],
-                let r = obj["result"] as? [String: Any]
-            else { continue }
-            events.append(r)
+            if let i = typedEvents.firstIndex(where: { $0.obj["type"] as? String == type && match($0.obj) }) {
+                events = typedEvents.map(\.obj)
+                return typedEvents.remove(at: i).obj
+            }
+            await pull()
         }
-        Issue.record("\(name): no \(type) event; got \(events.compactMap { $0["type"] })", sourceLocation: sourceLocation)
+        Issue.record("\(name): no \(type) event; got \(typedEvents.compactMap { $0.obj["type"] })", sourceLocation: sourceLocation)
         throw CancellationError()
+    }
+
+    /// Waits for the first event, typed, that `match` turns into a value (earlier unmatched
+    /// events stay for later waits).
+    @discardableResult
+    func next<T>(_ what: String, timeout: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+                 _ match: (ChatEvent) -> T?) async throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for (i, e) in typedEvents.enumerated() {
+                if let typed = e.event, let v = match(typed) {
+                    typedEvents.remove(at: i)
+                    events = typedEvents.map(\.obj)
+                    return v
+                }
+            }
+            await pull()
+        }
+        Issue.record("\(name): no \(what); got \(typedEvents.compactMap { $0.obj["type"] })", sourceLocation: sourceLocation)
+        throw CancellationError()
+    }
+
+    /// Runs a typed command that must succeed.
+    @discardableResult
+    func run(_ cmd: ChatCommand, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChatResponse {
+        switch await c.run(cmd) {
+        case .success(let r): return r
+        case .failure(let e):
+            Issue.record("\(name) \(cmd.commandString): \(e)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+    }
+
+    /// Runs a typed command that must fail; returns its error.
+    func runError(_ cmd: ChatCommand, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ChatError {
+        switch await c.run(cmd) {
+        case .failure(let e): return e
+        case .success(let r):
+            Issue.record("\(name) \(cmd.commandString) succeeded: \(r)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+    }
+
+    /// One more event from the core into both buffers.
+    private func pull() async {
+        guard let s = await c.nextEvent(timeout: 0.2),
+            let obj = try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any],
+            let r = obj["result"] as? [String: Any]
+        else { return }
+        let typed = try? ChatJSON.decode(EventEnvelope.self, from: s).result
+        typedEvents.append((r, typed))
+        events = typedEvents.map(\.obj)
     }
 }
 
@@ -121,3 +174,71 @@ func connectedPair(_ dir: String, _ server: String, deferredStatusDelay: Double?
     return (alice, bob, try #require(contactId(a)), try #require(contactId(b)))
 }
 
+
+/// A relay and a temporary directory for one test. Every client made through it is closed and
+/// the relay shut down however the test ends (`withFlow`).
+final class Flow: @unchecked Sendable {
+    let dir: String
+    let relay: SMPRelayServer
+    let server: String
+    private var clients: [Client] = []
+
+    fileprivate init(_ name: String) async throws {
+        dir = NSTemporaryDirectory() + "\(name)-\(UInt32.random(in: 0...UInt32.max))"
+        (relay, server) = try await startRelay(dir)
+    }
+
+    func client(_ name: String, deferredStatusDelay: Double? = nil) async throws -> Client {
+        let c = try await Client(name, dir: dir, server: server, deferredStatusDelay: deferredStatusDelay)
+        clients.append(c)
+        return c
+    }
+
+    /// Alice invites Bob: both clients and each one's contact id of the other.
+    func pair(deferredStatusDelay: Double? = nil) async throws -> (Client, Client, Int64, Int64) {
+        let alice = try await client("alice", deferredStatusDelay: deferredStatusDelay)
+        let bob = try await client("bob", deferredStatusDelay: deferredStatusDelay)
+        let (a, b) = try await connect(alice, bob)
+        return (alice, bob, a, b)
+    }
+
+    /// `a` invites `b`: each one's contact id of the other.
+    func connect(_ a: Client, _ b: Client) async throws -> (Int64, Int64) {
+        guard case .invitation(_, let link, _) = try await a.run(.apiAddContact(userId: 1, incognito: false)) else {
+            Issue.record("no invitation")
+            throw CancellationError()
+        }
+        try await b.cmd("/connect \(link.connFullLink)")
+        let bAtA = try await a.next("\(b.name) connected") { e -> Int64? in
+            if case .contactConnected(_, let c, _) = e, c.profile.displayName == b.name { c.contactId } else { nil }
+        }
+        let aAtB = try await b.next("\(a.name) connected") { e -> Int64? in
+            if case .contactConnected(_, let c, _) = e, c.profile.displayName == a.name { c.contactId } else { nil }
+        }
+        return (bAtA, aAtB)
+    }
+
+    fileprivate func finish() async {
+        for c in clients { await c.c.close() }
+        await relay.shutdown()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+}
+
+/// Runs `body` over a fresh relay and directory, cleaned up whether it returns or throws.
+func withFlow<T>(_ name: String, _ body: (Flow) async throws -> T) async throws -> T {
+    let flow = try await Flow(name)
+    do {
+        let r = try await body(flow)
+        await flow.finish()
+        return r
+    } catch {
+        await flow.finish()
+        throw error
+    }
+}
+
+/// `{"result": <ChatEvent>}`, as `nextEvent` gives events.
+private struct EventEnvelope: Decodable {
+    let result: ChatEvent
+}

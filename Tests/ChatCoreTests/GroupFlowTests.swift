@@ -32,163 +32,256 @@ private func errorType(_ json: String) -> String? {
     return e["type"] as? String
 }
 
-@Suite(.serialized) struct GroupFlowTests {
-    /// Alice's group with Bob and Carol: invitation, joining, introductions (Bob and Carol
-    /// connect to each other), messages with quotes, edits, reactions, deletions, roles,
-    /// blocking, moderation, removal, leaving and deletion, with the errors of each step.
-    @Test func invitationsIntroductionsAndGroupMessages() async throws {
-        let dir = NSTemporaryDirectory() + "group-flow-\(UInt32.random(in: 0...UInt32.max))"
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let (relay, server) = try await startRelay(dir)
-        let (alice, bob, bobId, _) = try await connectedPair(dir, server)
-        let carol = try await Client("carol", dir: dir, server: server)
-        let inv = try await alice.cmd("/_connect 1")
-        try await carol.cmd("/connect " + (try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)))
-        let carolId = try #require(contactId(try await alice.event("contactConnected") { displayName($0) == "carol" }))
-        try await carol.event("contactConnected")
+/// A text message to send.
+private func text(_ t: String, quoting: Int64? = nil) -> [ComposedMessage] {
+    [ComposedMessage(quotedItemId: quoting, msgContent: .text(t))]
+}
 
-        let created = try await alice.cmd(#"/_group 1 {"displayName":"team","fullName":"","description":"welcome to the team"}"#)
-        #expect(created["type"] as? String == "groupCreated")
-        let g = try #require(groupId(created))
-        let membership = try #require((created["groupInfo"] as? [String: Any])?["membership"] as? [String: Any])
-        #expect(membership["memberRole"] as? String == "owner" && membership["memberStatus"] as? String == "creator")
+/// The item of a `newChatItems` event with this text, with its chat.
+private func received(_ text: String) -> (ChatEvent) -> AChatItem? {
+    { e in
+        guard case .newChatItems(_, let items) = e else { return nil }
+        return items.first { $0.chatItem.meta.itemText == text }
+    }
+}
 
-        // Invite Bob; he joins.
-        let sent = try await alice.cmd("/_add #\(g) \(bobId) member")
-        #expect(sent["type"] as? String == "sentGroupInvitation")
-        let invited = try await bob.event("receivedGroupInvitation")
-        #expect(invited["memberRole"] as? String == "member" && invited["fromMemberRole"] as? String == "owner")
-        let bg = try #require(groupId(invited))
-        try await bob.event("newChatItems") { (firstItem($0)?["content"] as? [String: Any])?["type"] as? String == "rcvGroupInvitation" }
-        let accepted = try await bob.cmd("/_join #\(bg)")
-        #expect(accepted["type"] as? String == "userAcceptedGroupSent")
-        #expect(errorType(await bob.c.send("/_join #\(bg)")) == "groupAlreadyJoined")
-        let joined = try await alice.event("joinedGroupMember")
-        #expect(memberName(joined) == "bob")
-        let bobGm = try #require(gmId(joined))
-        let bobJoined = try await bob.event("userJoinedGroup")
-        #expect(memberName(bobJoined, "hostMember") == "alice")
-        try await bob.event("newChatItems") { allTexts($0).contains("welcome to the team") }
+/// The sender's name of a received group item.
+private func sender(_ item: AChatItem) -> String? {
+    if case .groupRcv(let m) = item.chatItem.chatDir { return m?.memberProfile.displayName }
+    return nil
+}
 
-        // Bob is a member: he cannot invite.
-        #expect(errorType(await bob.c.send("/_add #\(bg) 1 member")) == "groupUserRole")
+private func firstItemId(_ r: ChatResponse) -> Int64? {
+    if case .newChatItems(_, let items) = r { return items.first?.chatItem.meta.itemId }
+    return nil
+}
 
-        // Carol joins; Alice introduces Bob and Carol, who connect directly.
-        try await alice.cmd("/_add #\(g) \(carolId) member")
-        let carolInv = try await carol.event("receivedGroupInvitation")
-        let cg = try #require(groupId(carolInv))
-        try await carol.cmd("/_join #\(cg)")
-        let carolJoined = try await alice.event("joinedGroupMember") { memberName($0) == "carol" }
-        let carolGm = try #require(gmId(carolJoined))
-        let announced = try await bob.event("joinedGroupMemberConnecting")
-        #expect(memberName(announced) == "carol" && memberName(announced, "hostMember") == "alice")
-        // Sent before Bob and Carol are connected: kept for Carol and delivered on connection.
-        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"sent while you were connecting"}}]"#)
-        let bobSeesCarol = try await bob.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
-        let carolSeesBob = try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
-        let carolAtBob = try #require(gmId(bobSeesCarol)), bobAtCarol = try #require(gmId(carolSeesBob))
-        let early = try await carol.event("newChatItems") { itemText($0) == "sent while you were connecting" }
-        #expect(senderName(early) == "bob")
+/// Alice's group "team" with Bob and Carol, joined and connected to each other, as the first
+/// test checks it step by step; the others start from it.
+private struct Team {
+    let alice: Client, bob: Client, carol: Client
+    /// The group's id at Alice, Bob and Carol.
+    let g: Int64, bg: Int64, cg: Int64
+    /// Bob and Carol as members at Alice; each as a member at the other.
+    let bobGm: Int64, carolGm: Int64, carolAtBob: Int64, bobAtCarol: Int64
 
-        let members = try await alice.cmd("/_members #\(g)")
-        let list = try #require((members["group"] as? [String: Any])?["members"] as? [[String: Any]])
-        #expect(Set(list.compactMap { $0["memberStatus"] as? String }) == ["connected"] && list.count == 2)
+    static func make(_ flow: Flow) async throws -> Team {
+        let (alice, bob, bobId, _) = try await flow.pair()
+        let carol = try await flow.client("carol")
+        let (carolId, _) = try await flow.connect(alice, carol)
 
-        // Messages reach every member; Carol's reaches Bob over their own connection.
-        let hello = try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"hello team"}}]"#)
-        #expect(((firstItem(hello)?["chatDir"] as? [String: Any])?["type"] as? String) == "groupSnd")
-        let helloId = try #require(itemId(hello))
-        let atBob = try await bob.event("newChatItems") { itemText($0) == "hello team" }
-        #expect(senderName(atBob) == "alice")
-        try await carol.event("newChatItems") { itemText($0) == "hello team" }
-        try await alice.event("chatItemsStatusesUpdated", timeout: 20) {
-            ((firstItem($0)?["meta"] as? [String: Any])?["itemStatus"] as? [String: Any])?["sndProgress"] as? String == "complete"
-                && itemStatus($0) == "sndRcvd"
+        guard case .groupCreated(_, let info) = try await alice.run(.apiNewGroup(userId: 1, incognito: false, groupProfile: GroupProfile(displayName: "team", description: "welcome to the team"))) else {
+            Issue.record("no group")
+            throw CancellationError()
         }
-        let fromCarol = try await carol.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"hi all"}}]"#)
-        let hiAtBob = try await bob.event("newChatItems") { itemText($0) == "hi all" }
-        #expect(senderName(hiAtBob) == "carol")
-        let hiAtAlice = try await alice.event("newChatItems") { itemText($0) == "hi all" }
-        let hiAtBobId = try #require(itemId(hiAtBob)), hiAtAliceId = try #require(itemId(hiAtAlice))
+        #expect(info.membership.memberRole == .owner && info.membership.memberStatus == .creator)
+        let g = info.groupId
 
-        // Bob replies to Carol; Carol sees the quote of her own message.
-        try await bob.cmd(#"/_send #\#(bg) json [{"quotedItemId":\#(hiAtBobId),"msgContent":{"type":"text","text":"welcome carol"}}]"#)
-        let reply = try await carol.event("newChatItems") { itemText($0) == "welcome carol" }
-        let quoted = try #require(firstItem(reply)?["quotedItem"] as? [String: Any])
-        #expect((quoted["chatDir"] as? [String: Any])?["type"] as? String == "groupSnd")
-        #expect(((quoted["itemId"] as? NSNumber)?.int64Value) == itemId(fromCarol))
+        // Bob is invited and joins; the description arrives as the welcome.
+        guard case .sentGroupInvitation = try await alice.run(.apiAddMember(groupId: g, contactId: bobId, memberRole: .member)) else {
+            Issue.record("no invitation sent")
+            throw CancellationError()
+        }
+        let bg = try await bob.next("invitation") { e -> Int64? in
+            guard case .receivedGroupInvitation(_, let gi, _, let from, let role) = e else { return nil }
+            #expect(role == .member && from == .owner)
+            return gi.groupId
+        }
+        guard case .userAcceptedGroupSent = try await bob.run(.apiJoinGroup(groupId: bg)) else {
+            Issue.record("join not accepted")
+            throw CancellationError()
+        }
+        let bobGm = try await alice.next("bob joined") { e -> Int64? in
+            if case .joinedGroupMember(_, _, let m) = e, m.memberProfile.displayName == "bob" { m.groupMemberId } else { nil }
+        }
+        try await bob.next("joined, host alice") { e -> Bool? in
+            if case .userJoinedGroup(_, _, let host) = e, host.memberProfile.displayName == "alice" { true } else { nil }
+        }
+        try await bob.next("welcome", received("welcome to the team"))
 
-        // Edit, react, delete for everyone.
-        let history = try await carol.cmd("/_get chat #\(cg) count=20")
-        let texts = ((history["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.compactMap { ($0["meta"] as? [String: Any])?["itemText"] as? String } ?? []
-        #expect(texts.contains("hello team") && texts.contains("hi all") && texts.contains("welcome carol"))
-        try await alice.cmd(#"/_update item #\#(g) \#(helloId) json {"msgContent":{"type":"text","text":"hello team!"}}"#)
-        try await bob.event("chatItemUpdated")
-        let same = try await alice.cmd(#"/_update item #\#(g) \#(helloId) json {"msgContent":{"type":"text","text":"hello team!"}}"#)
-        #expect(same["type"] as? String == "chatItemNotChanged")
-        let bobHello = try #require(itemId(atBob))
-        try await bob.cmd(#"/_reaction #\#(bg) \#(bobHello) on {"type":"emoji","emoji":"👍"}"#)
-        let reacted = try await alice.event("chatItemReaction")
-        #expect(reacted["added"] as? Bool == true)
-        try await carol.event("chatItemReaction")
-        try await alice.cmd("/_delete item #\(g) \(helloId) broadcast")
-        try await bob.event("chatItemsDeleted")
+        // Carol joins; Alice introduces Bob and Carol, who connect directly. A message Bob sends
+        // before they are connected is kept for Carol and delivered on connection.
+        try await alice.run(.apiAddMember(groupId: g, contactId: carolId, memberRole: .member))
+        let cg = try await carol.next("invitation") { e -> Int64? in
+            if case .receivedGroupInvitation(_, let gi, _, _, _) = e { gi.groupId } else { nil }
+        }
+        try await carol.run(.apiJoinGroup(groupId: cg))
+        let carolGm = try await alice.next("carol joined") { e -> Int64? in
+            if case .joinedGroupMember(_, _, let m) = e, m.memberProfile.displayName == "carol" { m.groupMemberId } else { nil }
+        }
+        try await bob.next("carol announced") { e -> Bool? in
+            if case .joinedGroupMemberConnecting(_, _, let host, let m) = e, m.memberProfile.displayName == "carol",
+                host.memberProfile.displayName == "alice" { true } else { nil }
+        }
+        try await bob.run(.apiSendMessages(sendRef: .group(bg), liveMessage: false, ttl: nil, composedMessages: text("sent while you were connecting")))
+        let carolAtBob = try await bob.next("connected to carol", timeout: 20) { e -> Int64? in
+            if case .connectedToGroupMember(_, _, let m, _) = e, m.memberProfile.displayName == "carol" { m.groupMemberId } else { nil }
+        }
+        let bobAtCarol = try await carol.next("connected to bob", timeout: 20) { e -> Int64? in
+            if case .connectedToGroupMember(_, _, let m, _) = e, m.memberProfile.displayName == "bob" { m.groupMemberId } else { nil }
+        }
+        let early = try await carol.next("pending message", received("sent while you were connecting"))
+        #expect(sender(early) == "bob")
+        return Team(alice: alice, bob: bob, carol: carol, g: g, bg: bg, cg: cg, bobGm: bobGm, carolGm: carolGm,
+                    carolAtBob: carolAtBob, bobAtCarol: bobAtCarol)
+    }
+}
 
-        // Forwarding from the group to a direct chat and back into the group.
-        let plan = try await bob.cmd("/_forward plan #\(bg) \(hiAtBobId)")
-        #expect((plan["chatItemIds"] as? [NSNumber])?.map(\.int64Value) == [hiAtBobId])
-        try await bob.cmd("/_forward #\(bg) #\(bg) \(hiAtBobId)")
-        let fwd = try await alice.event("newChatItems") { itemText($0) == "hi all" && senderName($0) == "bob" }
-        #expect((firstItem(fwd)?["meta"] as? [String: Any])?["itemForwarded"] != nil)
+@Suite(.serialized) struct GroupFlowTests {
+    /// Invitation, joining, introductions between members and pending messages (in `Team.make`),
+    /// and the refusals on the way.
+    @Test func invitationJoiningAndIntroductions() async throws {
+        try await withFlow("group-join") { flow in
+            let t = try await Team.make(flow)
+            #expect(errorType(await t.bob.c.send("/_join #\(t.bg)")) == "groupAlreadyJoined")
+            // Bob is a member: he cannot invite.
+            #expect(errorType(await t.bob.c.send("/_add #\(t.bg) 1 member")) == "groupUserRole")
+            guard case .groupMembers(_, let group) = try await t.alice.run(.apiListMembers(groupId: t.g)) else {
+                Issue.record("no members")
+                return
+            }
+            #expect(group.members.count == 2 && group.members.allSatisfy { $0.memberStatus == .connected })
+        }
+    }
 
-        // Roles: Carol becomes admin; Bob learns it.
-        let role = try await alice.cmd("/_member role #\(g) \(carolGm) admin")
-        #expect(role["type"] as? String == "membersRoleUser" && role["toRole"] as? String == "admin")
-        let roleAtBob = try await bob.event("memberRole")
-        #expect(roleAtBob["toRole"] as? String == "admin" && memberName(roleAtBob) == "carol")
-        try await carol.event("memberRole") { memberName($0) == "carol" }
+    /// Messages reach every member (Carol's reaches Bob over their own connection), with quotes,
+    /// edits, reactions, deletion for everyone, delivery statuses and forwarding.
+    @Test func messagesQuotesEditsReactionsAndForwards() async throws {
+        try await withFlow("group-messages") { flow in
+            let t = try await Team.make(flow)
+            let hello = try await t.alice.run(.apiSendMessages(sendRef: .group(t.g), liveMessage: false, ttl: nil, composedMessages: text("hello team")))
+            guard case .newChatItems(_, let sent) = hello, let helloItem = sent.first else {
+                Issue.record("not sent")
+                return
+            }
+            if case .groupSnd = helloItem.chatItem.chatDir {} else { Issue.record("not groupSnd: \(helloItem.chatItem.chatDir)") }
+            let helloId = helloItem.chatItem.meta.itemId
+            let atBob = try await t.bob.next("hello at bob", received("hello team"))
+            #expect(sender(atBob) == "alice")
+            try await t.carol.next("hello at carol", received("hello team"))
+            try await t.alice.next("delivered to all", timeout: 20) { e -> Bool? in
+                guard case .chatItemsStatusesUpdated(_, let items) = e,
+                    items.contains(where: { $0.chatItem.meta.itemId == helloId && $0.chatItem.meta.itemStatus == .sndRcvd(msgRcptStatus: .ok, sndProgress: .complete) })
+                else { return nil }
+                return true
+            }
 
-        // Moderation: Alice deletes Carol's message for everyone.
-        try await alice.cmd("/_delete member item #\(g) \(hiAtAliceId)")
-        let moderated = try await bob.event("chatItemsDeleted")
-        let toItem = try #require(((moderated["chatItemDeletions"] as? [[String: Any]])?.first?["toChatItem"] as? [String: Any])?["chatItem"] as? [String: Any])
-        #expect(((toItem["meta"] as? [String: Any])?["itemDeleted"] as? [String: Any])?["type"] as? String == "moderated")
+            let fromCarol = try await t.carol.run(.apiSendMessages(sendRef: .group(t.cg), liveMessage: false, ttl: nil, composedMessages: text("hi all")))
+            let hiAtBob = try await t.bob.next("hi at bob", received("hi all"))
+            #expect(sender(hiAtBob) == "carol")
+            try await t.alice.next("hi at alice", received("hi all"))
 
-        // Blocking: locally by Carol, then for all by Alice.
-        let local = try await carol.cmd(#"/_member settings #\#(cg) \#(bobAtCarol) {"showMessages":false}"#)
-        #expect(local["type"] as? String == "cmdOk")
-        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"can you see me"}}]"#)
-        let hidden = try await carol.event("newChatItems") { itemText($0) == "can you see me" }
-        #expect(((firstItem(hidden)?["meta"] as? [String: Any])?["itemDeleted"] as? [String: Any])?["type"] as? String == "blocked")
-        try await alice.event("newChatItems") { itemText($0) == "can you see me" }
-        let blocked = try await alice.cmd("/_block #\(g) \(bobGm) blocked=on")
-        #expect(blocked["type"] as? String == "membersBlockedForAllUser" && blocked["blocked"] as? Bool == true)
-        let blockedAtCarol = try await carol.event("memberBlockedForAll")
-        #expect(memberName(blockedAtCarol) == "bob")
+            // Bob replies to Carol; Carol sees the quote of her own message.
+            try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("welcome carol", quoting: hiAtBob.chatItem.meta.itemId)))
+            let reply = try await t.carol.next("reply", received("welcome carol"))
+            let quote = try #require(reply.chatItem.quotedItem)
+            #expect(quote.chatDir == .groupSnd && quote.itemId == firstItemId(fromCarol))
 
-        // Removal: Bob is removed, Carol hears of it; Bob cannot send any more.
-        let removed = try await alice.cmd("/_remove #\(g) \(bobGm)")
-        #expect(removed["type"] as? String == "userDeletedMembers")
-        let removedAtBob = try await bob.event("deletedMemberUser")
-        #expect(memberName(removedAtBob) == "alice")
-        let removedAtCarol = try await carol.event("deletedMember")
-        #expect(memberName(removedAtCarol, "deletedMember") == "bob")
-        #expect(errorType(await bob.c.send(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"still here?"}}]"#)) == "groupMemberUserRemoved")
-        _ = carolAtBob
+            guard case .apiChat(_, let history, _) = try await t.carol.run(.apiGetChat(chatRef: .group(t.cg), contentTag: nil, pagination: .last(count: 20), search: nil)) else {
+                Issue.record("no history")
+                return
+            }
+            let texts = history.chatItems.map(\.meta.itemText)
+            #expect(texts.contains("hello team") && texts.contains("hi all") && texts.contains("welcome carol"))
 
-        // Carol leaves; Alice deletes the group.
-        let left = try await carol.cmd("/_leave #\(cg)")
-        #expect(left["type"] as? String == "leftMemberUser")
-        let leftAtAlice = try await alice.event("leftMember")
-        #expect(memberName(leftAtAlice) == "carol")
-        let deleted = try await alice.cmd("/_delete #\(g)")
-        #expect(deleted["type"] as? String == "groupDeletedUser")
-        #expect(errorType(await alice.c.send("/_members #\(g)")) == "groupNotFound")
+            // Edit (the same text again changes nothing), react, delete for everyone.
+            let edit = ChatCommand.apiUpdateChatItem(chatRef: .group(t.g), chatItemId: helloId, liveMessage: false, updatedMessage: UpdatedMessage(msgContent: .text("hello team!")))
+            try await t.alice.run(edit)
+            try await t.bob.next("edit") { e -> Bool? in if case .chatItemUpdated(_, let ci) = e, ci.chatItem.meta.itemText == "hello team!" { true } else { nil } }
+            if case .chatItemNotChanged = try await t.alice.run(edit) {} else { Issue.record("the same edit changed the item") }
+            try await t.bob.run(.apiChatItemReaction(chatRef: .group(t.bg), chatItemId: atBob.chatItem.meta.itemId, add: true, reaction: .emoji("👍")))
+            try await t.alice.next("reaction at alice") { e -> Bool? in if case .chatItemReaction(_, let added, _) = e { added } else { nil } }
+            try await t.carol.next("reaction at carol") { e -> Bool? in if case .chatItemReaction = e { true } else { nil } }
+            try await t.alice.run(.apiDeleteChatItem(chatRef: .group(t.g), chatItemIds: [helloId], deleteMode: .broadcast))
+            try await t.bob.next("deleted") { e -> Bool? in if case .chatItemsDeleted = e { true } else { nil } }
 
-        await relay.shutdown()
-        await alice.c.close()
-        await bob.c.close()
-        await carol.c.close()
+            // Forwarding within the group.
+            guard case .forwardPlan(_, _, let ids, _) = try await t.bob.run(.apiPlanForwardChatItems(fromChatRef: .group(t.bg), chatItemIds: [hiAtBob.chatItem.meta.itemId])) else {
+                Issue.record("no plan")
+                return
+            }
+            #expect(ids == [hiAtBob.chatItem.meta.itemId])
+            try await t.bob.run(.apiForwardChatItems(toChatRef: .group(t.bg), fromChatRef: .group(t.bg), chatItemIds: ids, ttl: nil))
+            let fwd = try await t.alice.next("forwarded") { e -> AChatItem? in
+                guard let item = received("hi all")(e), sender(item) == "bob" else { return nil }
+                return item
+            }
+            #expect(fwd.chatItem.meta.itemForwarded != nil)
+        }
+    }
+
+    /// Roles, moderation by an owner, blocking locally and for all.
+    @Test func rolesModerationAndBlocking() async throws {
+        try await withFlow("group-roles") { flow in
+            let t = try await Team.make(flow)
+            try await t.carol.run(.apiSendMessages(sendRef: .group(t.cg), liveMessage: false, ttl: nil, composedMessages: text("hi all")))
+            let hiAtAlice = try await t.alice.next("hi at alice", received("hi all"))
+            try await t.bob.next("hi at bob", received("hi all"))
+
+            // Carol becomes admin; Bob and Carol learn it.
+            guard case .membersRoleUser(_, _, _, let toRole, _) = try await t.alice.run(.apiMembersRole(groupId: t.g, groupMemberIds: [t.carolGm], memberRole: .admin)) else {
+                Issue.record("no role answer")
+                return
+            }
+            #expect(toRole == .admin)
+            try await t.bob.next("role at bob") { e -> Bool? in
+                if case .memberRole(_, _, _, let m, _, let to) = e, m.memberProfile.displayName == "carol", to == .admin { true } else { nil }
+            }
+            try await t.carol.next("role at carol") { e -> Bool? in if case .memberRole = e { true } else { nil } }
+
+            // Moderation: Alice deletes Carol's message for everyone.
+            try await t.alice.run(.apiDeleteMemberChatItem(groupId: t.g, chatItemIds: [hiAtAlice.chatItem.meta.itemId]))
+            try await t.bob.next("moderated") { e -> Bool? in
+                guard case .chatItemsDeleted(_, let deletions, _, _) = e, case .moderated? = deletions.first?.toChatItem?.chatItem.meta.itemDeleted else { return nil }
+                return true
+            }
+
+            // Blocking: locally by Carol (she still gets Bob's message, marked blocked), then for all by Alice.
+            try await t.carol.run(.apiSetMemberSettings(groupId: t.cg, groupMemberId: t.bobAtCarol, memberSettings: GroupMemberSettings(showMessages: false)))
+            try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("can you see me")))
+            let hidden = try await t.carol.next("blocked message", received("can you see me"))
+            if case .blocked? = hidden.chatItem.meta.itemDeleted {} else { Issue.record("not blocked: \(String(describing: hidden.chatItem.meta.itemDeleted))") }
+            try await t.alice.next("message at alice", received("can you see me"))
+            guard case .membersBlockedForAllUser(_, _, _, let blocked, _) = try await t.alice.run(.apiBlockMembersForAll(groupId: t.g, groupMemberIds: [t.bobGm], blocked: true)) else {
+                Issue.record("no block answer")
+                return
+            }
+            #expect(blocked)
+            try await t.carol.next("blocked for all") { e -> Bool? in
+                if case .memberBlockedForAll(_, _, _, let m, true) = e, m.memberProfile.displayName == "bob" { true } else { nil }
+            }
+        }
+    }
+
+    /// Removal (the removed member cannot send), leaving, and deleting the group.
+    @Test func removalLeavingAndDeletion() async throws {
+        try await withFlow("group-removal") { flow in
+            let t = try await Team.make(flow)
+            guard case .userDeletedMembers = try await t.alice.run(.apiRemoveMembers(groupId: t.g, groupMemberIds: [t.bobGm], withMessages: false)) else {
+                Issue.record("no removal answer")
+                return
+            }
+            try await t.bob.next("removed") { e -> Bool? in
+                if case .deletedMemberUser(_, _, let by, _) = e, by.memberProfile.displayName == "alice" { true } else { nil }
+            }
+            try await t.carol.next("bob removed") { e -> Bool? in
+                if case .deletedMember(_, _, _, let m, _) = e, m.memberProfile.displayName == "bob" { true } else { nil }
+            }
+            #expect(errorType(await t.bob.c.send(#"/_send #\#(t.bg) json [{"msgContent":{"type":"text","text":"still here?"}}]"#)) == "groupMemberUserRemoved")
+
+            guard case .leftMemberUser = try await t.carol.run(.apiLeaveGroup(groupId: t.cg)) else {
+                Issue.record("no leave answer")
+                return
+            }
+            try await t.alice.next("carol left") { e -> Bool? in
+                if case .leftMember(_, _, let m) = e, m.memberProfile.displayName == "carol" { true } else { nil }
+            }
+            guard case .groupDeletedUser = try await t.alice.run(.apiDeleteChat(chatRef: .group(t.g), chatDeleteMode: .full(notify: true))) else {
+                Issue.record("no deletion answer")
+                return
+            }
+            #expect(errorType(await t.alice.c.send("/_members #\(t.g)")) == "groupNotFound")
+        }
     }
 
     /// Group links: plans (own, ok, known), joining with x.grp.link.inv, an incognito joiner

@@ -112,10 +112,12 @@ final class RatchetSecurityTests: XCTestCase {
         }
         XCTAssertThrowsError(try PQRatchet(serialized: blob + [0]))
         var other = blob
-        other[0] = 3
+        other[0] = 4
         XCTAssertThrowsError(try PQRatchet(serialized: other)) {
-            XCTAssertEqual($0 as? RatchetError, .badEncoding("ratchet state format 3 for KEM sntrup761, not sntrup761"))
+            XCTAssertEqual($0 as? RatchetError, .badEncoding("ratchet state format 4 for KEM sntrup761, not sntrup761"))
         }
+        other[0] = 2  // format 2 has no public ratchet key: this layout is malformed for it
+        XCTAssertThrowsError(try PQRatchet(serialized: other))
         other[0] = 1  // format 1 is only read with ML-KEM-768 keys (see RatchetStateMigrationTests)
         XCTAssertThrowsError(try PQRatchet(serialized: other))
         for i in 0..<blob.count {  // any byte changed: either an error or a (different) state, no trap

@@ -17,12 +17,45 @@ final class RatchetStateMigrationTests: XCTestCase {
                     peerKey: KEMPublicKey(SecureRandom.bytes(1184)), sharedSecret: KEMSharedSecret(SecureRandom.bytes(32)),
                     ciphertext: KEMCiphertext(SecureRandom.bytes(1088)))
                 : nil)
-        let blob = try PQRatchet(snapshot: s).serialized()
+        let blob = formatTwo(try PQRatchet(snapshot: s).serialized())
         let name = Array(SNTRUP761RatchetKEM.name.utf8)
         XCTAssertEqual(blob[0], 2)
         XCTAssertEqual(Array(blob[2..<(2 + name.count)]), name)
         let legacyName = Array("ML-KEM-768".utf8)
         return [1, UInt8(legacyName.count)] + legacyName + blob[(2 + name.count)...]
+    }
+
+    /// A format-3 state as format 2 wrote it: without our ratchet key's public half.
+    private func formatTwo(_ blob: [UInt8]) -> [UInt8] {
+        XCTAssertEqual(blob[0], 3)
+        var i = 1
+        i += 1 + Int(blob[i])  // KEM name
+        i += 4  // versions
+        i += 2 + (Int(blob[i]) << 8 | Int(blob[i + 1]))  // associated data
+        i += 1 + Int(blob[i])  // private key
+        var out = blob
+        out.removeSubrange(i..<(i + 1 + Int(blob[i])))
+        out[0] = 2
+        return out
+    }
+
+    /// A sntrup761 state of format 2 (the public ratchet key not stored) loads, is written back in
+    /// format 3 and the conversation goes on; format 3 round-trips and keeps the public key.
+    func testFormatTwoStateLoadsAndIsWrittenAsFormatThree() throws {
+        var p = try makePair(.accepted)
+        try exchange(&p.alice, &p.bob, "before")
+        try exchange(&p.bob, &p.alice, "reply")
+        let current = try p.alice.serialized()
+        XCTAssertEqual(current.first, 3)
+        let old = formatTwo(current)
+        XCTAssertEqual(old.count, current.count - 57)
+        let restored = try PQRatchet(serialized: old)
+        XCTAssertEqual(restored, p.alice)
+        XCTAssertEqual(try restored.serialized(), current)
+        var q = Pair(alice: restored, bob: p.bob)
+        try exchange(&q.alice, &q.bob, "after the upgrade")
+        try exchange(&q.bob, &q.alice, "and back")
+        XCTAssertEqual(try PQRatchet(serialized: try q.alice.serialized()), q.alice)
     }
 
     /// A connection of the ML-KEM build whose chains carry no KEM secret (PQ not agreed yet, a
@@ -42,7 +75,7 @@ final class RatchetStateMigrationTests: XCTestCase {
             XCTAssertFalse(r.pqEncryption)
             XCTAssertFalse(r.sendingPQ)
             XCTAssertFalse(r.receivingPQ)
-            XCTAssertEqual(try r.serialized().first, PQRatchet.stateFormat)  // written back in format 2
+            XCTAssertEqual(try r.serialized().first, PQRatchet.stateFormat)  // written back in the current format
         }
         XCTAssertTrue(alice.pqSupport)  // headers stay large once they were
         var q = Pair(alice: alice, bob: bob)

@@ -529,7 +529,7 @@ public enum SMPAgentError: Sendable, Hashable, Codable {
     case version
     case link(linkErr: String)
     case crypto(cryptoErr: AgentCryptoError)
-    case duplicate
+    case duplicate(droppedMsg_: DroppedMsg?)
     case queue(queueErr: String)
 
     public init(from decoder: any Decoder) throws {
@@ -540,7 +540,7 @@ public enum SMPAgentError: Sendable, Hashable, Codable {
         case "A_VERSION": self = .version
         case "A_LINK": self = try .link(linkErr: c.v("linkErr"))
         case "A_CRYPTO": self = try .crypto(cryptoErr: c.v("cryptoErr"))
-        case "A_DUPLICATE": self = .duplicate
+        case "A_DUPLICATE": self = try .duplicate(droppedMsg_: c.opt("droppedMsg_"))
         case "A_QUEUE": self = try .queue(queueErr: c.v("queueErr"))
         case let t: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown SMPAgentError \(t)")
         }
@@ -560,7 +560,9 @@ public enum SMPAgentError: Sendable, Hashable, Codable {
         case .crypto(let e):
             try c.tag("A_CRYPTO")
             try c.put(e, "cryptoErr")
-        case .duplicate: try c.tag("A_DUPLICATE")
+        case .duplicate(let dropped):
+            try c.tag("A_DUPLICATE")
+            try c.put(dropped, "droppedMsg_")
         case .queue(let e):
             try c.tag("A_QUEUE")
             try c.put(e, "queueErr")
@@ -568,10 +570,52 @@ public enum SMPAgentError: Sendable, Hashable, Codable {
     }
 }
 
-/// TYPES.md AgentCryptoError.
-public enum AgentCryptoError: String, TypeTaggedEnum {
-    case decryptAES = "DECRYPT_AES"
-    case decryptCB = "DECRYPT_CB"
-    case ratchetHeader = "RATCHET_HEADER"
-    case ratchetSync = "RATCHET_SYNC"
+/// simplexmq AgentCryptoError. RATCHET_EARLIER and RATCHET_SKIPPED carry a message count,
+/// which aeson writes as `"data"` (TYPES.md lists only the members without one).
+public enum AgentCryptoError: Sendable, Hashable, Codable {
+    case decryptAES
+    case decryptCB
+    case ratchetHeader
+    case ratchetEarlier(UInt32)
+    case ratchetSkipped(UInt32)
+    case ratchetSync
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: JSONKey.self)
+        switch try c.tag() {
+        case "DECRYPT_AES": self = .decryptAES
+        case "DECRYPT_CB": self = .decryptCB
+        case "RATCHET_HEADER": self = .ratchetHeader
+        case "RATCHET_EARLIER": self = try .ratchetEarlier(c.v("data"))
+        case "RATCHET_SKIPPED": self = try .ratchetSkipped(c.v("data"))
+        case "RATCHET_SYNC": self = .ratchetSync
+        case let t: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown AgentCryptoError \(t)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKey.self)
+        switch self {
+        case .decryptAES: try c.tag("DECRYPT_AES")
+        case .decryptCB: try c.tag("DECRYPT_CB")
+        case .ratchetHeader: try c.tag("RATCHET_HEADER")
+        case .ratchetEarlier(let n):
+            try c.tag("RATCHET_EARLIER")
+            try c.put(n, "data")
+        case .ratchetSkipped(let n):
+            try c.tag("RATCHET_SKIPPED")
+            try c.put(n, "data")
+        case .ratchetSync: try c.tag("RATCHET_SYNC")
+        }
+    }
+}
+
+/// A duplicate message the ratchet dropped (simplexmq DroppedMsg).
+public struct DroppedMsg: Codable, Sendable, Hashable {
+    public var brokerTs: UTCTime
+    public var attempts: Int
+    public init(brokerTs: UTCTime, attempts: Int) {
+        self.brokerTs = brokerTs
+        self.attempts = attempts
+    }
 }

@@ -33,8 +33,8 @@ public enum CIContent: Sendable, Hashable, Codable {
     case sndGroupE2EEInfo(e2eeInfo: E2EInfo)
     case rcvGroupE2EEInfo(e2eeInfo: E2EInfo)
     case chatBanner
-    /// simplex-chat's form for an item whose stored JSON could not be read.
-    case invalidJSON(json: String)
+    /// simplex-chat's form for an item whose stored JSON could not be read, with the item's direction.
+    case invalidJSON(direction: MsgDirection, json: String)
     /// A kind this version does not know: its tag and whole object.
     case unknown(type: String, json: JSONValue)
 
@@ -83,7 +83,7 @@ public enum CIContent: Sendable, Hashable, Codable {
         case "sndGroupE2EEInfo": self = try .sndGroupE2EEInfo(e2eeInfo: c.v("e2eeInfo"))
         case "rcvGroupE2EEInfo": self = try .rcvGroupE2EEInfo(e2eeInfo: c.v("e2eeInfo"))
         case "chatBanner": self = .chatBanner
-        case "invalidJSON": self = try .invalidJSON(json: c.v("json"))
+        case "invalidJSON": self = try .invalidJSON(direction: c.v("direction"), json: c.v("json"))
         default: self = try .unknown(type: type, json: rawJSON(decoder))
         }
     }
@@ -199,8 +199,9 @@ public enum CIContent: Sendable, Hashable, Codable {
             try c.tag("rcvGroupE2EEInfo")
             try c.put(i, "e2eeInfo")
         case .chatBanner: try c.tag("chatBanner")
-        case .invalidJSON(let j):
+        case .invalidJSON(let d, let j):
             try c.tag("invalidJSON")
+            try c.put(d, "direction")
             try c.put(j, "json")
         case .unknown: break
         }

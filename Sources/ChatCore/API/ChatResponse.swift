@@ -37,7 +37,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case sentInvitation(user: User, connection: PendingContactConnection, customUserProfile: Profile?)
     case contactAlreadyExists(user: User, contact: Contact)
     case newPreparedChat(user: User, chat: AChat)
-    case startedConnectionToContact(user: User, contact: Contact)
+    case startedConnectionToContact(user: User, contact: Contact, customUserProfile: Profile? = nil)
     case contactDeleted(user: User, contact: Contact)
     case contactConnectionDeleted(user: User, connection: PendingContactConnection)
     /// `/_delete #id messages`: the chat's items were deleted (simplex-chat CRChatCleared).
@@ -104,7 +104,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "sentInvitation": self = try .sentInvitation(user: c.v("user"), connection: c.v("connection"), customUserProfile: c.opt("customUserProfile"))
         case "contactAlreadyExists": self = try .contactAlreadyExists(user: c.v("user"), contact: c.v("contact"))
         case "newPreparedChat": self = try .newPreparedChat(user: c.v("user"), chat: c.v("chat"))
-        case "startedConnectionToContact": self = try .startedConnectionToContact(user: c.v("user"), contact: c.v("contact"))
+        case "startedConnectionToContact": self = try .startedConnectionToContact(user: c.v("user"), contact: c.v("contact"), customUserProfile: c.opt("customUserProfile"))
         case "contactDeleted": self = try .contactDeleted(user: c.v("user"), contact: c.v("contact"))
         case "chatCleared": self = try .chatCleared(user: c.v("user"), chatInfo: c.v("chatInfo"))
         case "contactConnectionDeleted": self = try .contactConnectionDeleted(user: c.v("user"), connection: c.v("connection"))
@@ -278,10 +278,11 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.tag("newPreparedChat")
             try c.put(user, "user")
             try c.put(chat, "chat")
-        case .startedConnectionToContact(let user, let contact):
+        case .startedConnectionToContact(let user, let contact, let customUserProfile):
             try c.tag("startedConnectionToContact")
             try c.put(user, "user")
             try c.put(contact, "contact")
+            try c.put(customUserProfile, "customUserProfile")
         case .contactAlreadyExists(let user, let contact):
             try c.tag("contactAlreadyExists")
             try c.put(user, "user")

@@ -84,7 +84,7 @@ extension ChatController {
             return try self.contact(db, contactId)
         }
         guard let updated else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
-        return .startedConnectionToContact(user: user, contact: updated)
+        return .startedConnectionToContact(user: user, contact: updated, customUserProfile: incognito ? profile : nil)
     }
 
     /// `/_prepare group`: a group shown from its link's data; nothing goes on the network.

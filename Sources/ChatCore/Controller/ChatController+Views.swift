@@ -104,7 +104,7 @@ extension ChatController {
     static func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
-        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(json: r["item_content"])
+        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(direction: sent ? .snd : .rcv, json: r["item_content"])
         var status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
         if let mark = deferred[itemId], let s = try? ChatJSON.decode(CIStatus.self, from: mark) {
             // As the write will do it: "delivered" is kept.
@@ -180,7 +180,7 @@ extension ChatController {
             case .prohibited(let s): .prohibited(prohibitedErr: s)
             case .version: .version
             case .crypto: .crypto(cryptoErr: .decryptCB)
-            case .duplicate: .duplicate
+            case .duplicate: .duplicate(droppedMsg_: nil)
             }
             return .agent(agentErr: x)
         case .link(let l): return .agent(agentErr: .link(linkErr: "\(l)"))

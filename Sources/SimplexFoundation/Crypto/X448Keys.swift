@@ -18,12 +18,14 @@ public struct X448PublicKey: Sendable, Hashable {
 }
 
 /// X448 private key (56-byte scalar), with its OpenSSL key object built once so that each
-/// agreement costs one scalar multiplication.
+/// agreement costs one scalar multiplication. A key restored with its known public key (the
+/// ratchet's stored state) builds that object only when it first agrees: building it costs a
+/// scalar multiplication too, which a state loaded per message should not pay.
 public struct X448PrivateKey: Sendable {
     public static let algorithm = KeyAlgorithm.x448
     public let rawRepresentation: [UInt8]
     public let publicKey: X448PublicKey
-    let handle: PrivateKeyHandle
+    let handle: PrivateKeyHandle?
 
     /// A new random key (any 56 bytes are a valid X448 scalar; RFC 7748 clamps on use).
     public init() {
@@ -34,8 +36,18 @@ public struct X448PrivateKey: Sendable {
     public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {
         guard raw.count == 56 else { throw .invalidKey("X448 private key of \(raw.count) bytes") }
         rawRepresentation = raw
-        handle = try PrivateKeyHandle(.x448, raw: raw)
+        let handle = try PrivateKeyHandle(.x448, raw: raw)
+        self.handle = handle
         publicKey = try X448PublicKey(rawRepresentation: OpenSSLEVP.publicKey(handle, length: 56))
+    }
+
+    /// A key whose public half was computed before and stored beside it by this program (never
+    /// from a peer): no scalar multiplication until the key is used.
+    public init(rawRepresentation raw: [UInt8], knownPublicKey: X448PublicKey) throws(CryptoError) {
+        guard raw.count == 56 else { throw .invalidKey("X448 private key of \(raw.count) bytes") }
+        rawRepresentation = raw
+        publicKey = knownPublicKey
+        handle = nil
     }
 
     /// Decodes PKCS#8 DER; any other algorithm throws.
@@ -49,7 +61,8 @@ public struct X448PrivateKey: Sendable {
     /// Raw 56-byte X448(self, peer); throws for a low-order peer key (all-zero result).
     public func sharedSecret(with peer: X448PublicKey) throws(CryptoError) -> [UInt8] {
         do {
-            return try OpenSSLEVP.derive(.x448, privateKey: handle, publicKey: peer.rawRepresentation, length: 56)
+            let key = try handle ?? PrivateKeyHandle(.x448, raw: rawRepresentation)
+            return try OpenSSLEVP.derive(.x448, privateKey: key, publicKey: peer.rawRepresentation, length: 56)
         } catch {
             throw .invalidKey("X448 agreement: \(error)")
         }
