@@ -21,8 +21,12 @@ extension ChatView {
     /// nil for progress events, which the terminal does not print line by line.
     static func describe(fileEvent e: ChatFileEvent) -> String? {
         switch e {
-        case .rcvFileDescrReady, .rcvFileProgressXFTP, .sndFileProgressXFTP:
+        case .rcvFileDescrReady:
             return nil
+        case .rcvFileProgressXFTP(_, _, let done, let total, let ft):
+            return "file \(ft.fileId) (\(ft.fileInvitation.fileName)) " + progressBar(done, total)
+        case .sndFileProgressXFTP(_, _, let meta, let done, let total):
+            return "file \(meta.fileId) (\(meta.fileName)) " + progressBar(done, total)
         case .rcvFileAccepted(_, let item):
             return "saving file \(fileIdText(item)) from \(name(chatInfo: item.chatInfo))"
         case .rcvFileStart(_, let item):
@@ -42,6 +46,32 @@ extension ChatView {
         case .sndFileWarning(_, _, let meta, let msg):
             return "warning sending file \(meta.fileId) (\(meta.fileName)): \(msg)"
         }
+    }
+
+    /// `[#########-----------] 45%`: one line per progress event.
+    static func progressBar(_ done: Int64, _ total: Int64, width: Int = 20) -> String {
+        let pct = total > 0 ? Int(min(done, total) * 100 / total) : 0
+        let filled = pct * width / 100
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(pct)%"
+    }
+
+    /// An incoming file offer, as SimpleX's terminal words it.
+    static func fileOffer(_ f: CIFile) -> String {
+        guard case .rcvInvitation = f.fileStatus else { return "file \(f.fileId) (\(f.fileName)): \(status(f.fileStatus))" }
+        return "sends file \(f.fileName) (\(humanSize(f.fileSize)) / \(f.fileSize) bytes)\nuse /fr \(f.fileId) [<dir>/ | <path>] to receive it"
+    }
+
+    /// simplex-chat `humanReadableSize`.
+    static func humanSize(_ n: Int64) -> String {
+        let kb: Int64 = 1024, mb = kb * 1024, gb = mb * 1024
+        func show(_ unit: Int64, _ name: String) -> String {
+            let whole = n / unit, tenth = (n % unit) * 10 / unit
+            return tenth == 0 ? "\(whole) \(name)" : "\(whole).\(tenth) \(name)"
+        }
+        if n < kb { return "\(n) bytes" }
+        if n < mb { return show(kb, "KiB") }
+        if n < gb { return show(mb, "MiB") }
+        return show(gb, "GiB")
     }
 
     static func fileIdText(_ item: AChatItem) -> String {
