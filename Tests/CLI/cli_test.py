@@ -327,6 +327,64 @@ class TokenWebSocket(WebSocket):
         self.pending = []
 
 
+def run_file_tests():
+    """Files over a real xftp-server process: /f, the offer with its size, /fr with the progress
+    bar, completion and the same bytes, /fs."""
+    xbin = os.path.join(os.path.dirname(BIN), "xftp-server")
+    data = f"{HOME}/xftp"
+    port = free_port()
+    out = subprocess.run([xbin, "init", "--data", data + "/data", "--path", data + "/files", "--quota", "100mb", "--port", str(port)],
+                         capture_output=True, text=True, env=ENV).stdout
+    addr = re.search(r"Server address: (\S+)", out).group(1)
+    srv = subprocess.Popen([xbin, "start", "--data", data + "/data"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise AssertionError("xftp-server does not listen")
+                time.sleep(0.2)
+        folders = {n: f"{HOME}/{n}-files" for n in ("fa", "fb")}
+        for f in folders.values():
+            os.makedirs(f, exist_ok=True)
+        fa = Person("fa", args=["--xftp-server", addr, "--files-folder", folders["fa"]])
+        fb = Person("fb", args=["--xftp-server", addr, "--files-folder", folders["fb"]])
+        fa.expect("Type /help")
+        fb.expect("Type /help")
+        fa.type("/c")
+        inv = fa.expect(r"(simplex:/invitation#/\?\S+)").group(1)
+        fb.type(f"/c {inv}")
+        fa.expect("fb: contact is connected")
+        fb.expect("fa: contact is connected")
+        payload = os.urandom(1_500_000)
+        with open(folders["fa"] + "/report.bin", "wb") as f:
+            f.write(payload)
+        fa.type("/f @fb report.bin")
+        fa.expect(r"use /fc \d+ to cancel sending")
+        m = fb.expect(r"sends file report\.bin \(1\.4 MiB / 1500000 bytes\)\s+use /fr (\d+) ")
+        fid = m.group(1)
+        fb.type(f"/fr {fid}")
+        fb.expect(rf"saving file {fid} \(report\.bin\)")
+        fb.expect(r"\[#*-*\] \d+%", timeout=60)  # the progress bar
+        fb.expect(rf"completed receiving file {fid} \(report\.bin\)", timeout=60)
+        fa.expect(r"completed uploading file \d+ \(report\.bin\)", timeout=60)
+        with open(folders["fb"] + "/report.bin", "rb") as f:
+            check(f.read() == payload, "the received file has the sent bytes")
+        fb.type(f"/fs {fid}")
+        fb.expect(rf"file {fid} \(report\.bin\): complete")
+        fb.type("/help files")
+        fb.expect("File transfer commands:")
+        fa.quit()
+        fb.quit()
+        print("files: ok")
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
 def link_in(text):
     m = re.search(r"(simplex:/(?:invitation|contact)#/\?\S+)", text)
     return m.group(1) if m else None
@@ -438,6 +496,7 @@ try:
     alice.type("/p")
     alice.expect(r"user profile: alicia \(Alice A\)")
     print("cli commands: ok")
+    run_file_tests()
 
     # WebSocket API from this process.
     ws_port = int(RELAY_PORT) + 1
