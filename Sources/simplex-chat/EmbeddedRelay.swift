@@ -5,6 +5,8 @@ import NIOCore
 import NIOPosix
 import SMPServer
 import SMPTransport
+import XFTPProtocol
+import XFTPServer
 
 /// The relay a fresh client uses when no servers are configured: an SMP relay inside the
 /// process on 127.0.0.1, with its identity kept in one folder per port so every local client
@@ -18,11 +20,29 @@ final class EmbeddedRelay: Sendable {
     private enum State {
         /// Another local client runs the relay; this one waits on relay.lock to take over.
         case waiting
-        case running(SMPRelayServer)
+        case running(Servers)
         case closed
     }
 
+    /// The SMP relay and, beside it, the XFTP server for files (nil when its port was taken).
+    private struct Servers: Sendable {
+        var smp: SMPRelayServer
+        var xftp: XFTPTransportServer?
+
+        func shutdown() async {
+            await smp.shutdown()
+            await xftp?.shutdown()
+        }
+    }
+
     let address: SMPServerAddress
+    /// The local XFTP server (issue 15): same identity as the relay, on `xftpPort(port)`, its
+    /// chunks in `<directory>/xftp-files`; owned and taken over with the relay.
+    let xftpAddress: XFTPServerAddress
+
+    /// The embedded XFTP server's port for a relay port: fixed, so every local client and every
+    /// description already sent agree on it.
+    static func xftpPort(_ relayPort: Int) -> Int { relayPort + 1000 <= 65535 ? relayPort + 1000 : relayPort - 1000 }
     private let directory: String
     private let port: Int
     private let credentials: ServerCredentials
@@ -34,6 +54,7 @@ final class EmbeddedRelay: Sendable {
     private init(address: SMPServerAddress, directory: String, port: Int, credentials: ServerCredentials,
                  group: any EventLoopGroup, lockFD: Int32, state: State) {
         self.address = address
+        self.xftpAddress = XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(Self.xftpPort(port)))
         self.directory = directory
         self.port = port
         self.credentials = credentials
@@ -93,7 +114,7 @@ final class EmbeddedRelay: Sendable {
     }
 
     private static func startServer(directory: String, port: Int, credentials: ServerCredentials,
-                                    group: any EventLoopGroup) async throws -> SMPRelayServer {
+                                    group: any EventLoopGroup) async throws -> Servers {
         var config = SMPServerConfig()
         config.host = "127.0.0.1"
         config.bindAddress = "127.0.0.1"
@@ -101,8 +122,21 @@ final class EmbeddedRelay: Sendable {
         // Quiet: the person at the terminal does not need the relay's info logs.
         var logger = Logger(label: "embedded-relay")
         logger.logLevel = .warning
-        return try await SMPRelayServer.start(
+        let smp = try await SMPRelayServer.start(
             config: config, credentials: credentials, dataDirectory: directory, group: group, logger: logger)
+        // Files: an XFTP server beside the relay. Its port being taken only costs files, not chat.
+        var xftp: XFTPTransportServer?
+        do {
+            var xc = XFTPServerConfig()
+            xc.port = xftpPort(port)
+            xc.filesPath = directory + "/xftp-files"
+            try FileManager.default.createDirectory(atPath: xc.filesPath, withIntermediateDirectories: true)
+            let core = try XFTPServerCore(config: xc, store: try FileStore(logPath: directory + "/xftp-store.log", fsync: false))
+            xftp = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: xc.port, group: group)
+        } catch {
+            logger.warning("local XFTP server not started on 127.0.0.1:\(xftpPort(port)): \(error)")
+        }
+        return Servers(smp: smp, xftp: xftp)
     }
 
     /// Blocks a thread of its own on relay.lock (flock has no async form); once the owner has

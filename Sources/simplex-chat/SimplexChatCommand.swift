@@ -156,6 +156,8 @@ struct SimplexChatCommand: AsyncParsableCommand {
 
         // Files (issue 15): XFTP servers, where files go, and the auto-accept size.
         config.defaultXFTPServers = xftpServer.flatMap { $0.split(separator: " ").map(String.init) }
+        // With the embedded relay and no XFTP server given, files go through the embedded one.
+        if config.defaultXFTPServers.isEmpty, let relay { config.defaultXFTPServers = [relay.xftpAddress.description] }
         config.filesFolder = filesFolder
         config.tempFolder = tempFolder
         config.autoAcceptFileSize = Int64(autoAcceptOneMB ? max(autoAcceptFiles, 1_048_576) : autoAcceptFiles)

@@ -461,6 +461,18 @@ try:
     bob.expect("#team carol> hi bob")
     print("terminal: ok")
 
+    # A file with no set-up: the embedded relay's XFTP server carries it.
+    with open(f"{HOME}/hello.txt", "w") as f:
+        f.write("hello file")
+    alice.type(f"/f @bob {HOME}/hello.txt")
+    m = bob.expect(r"sends file hello\.txt \(10 bytes / 10 bytes\)\s+use /fr (\d+) ")
+    os.makedirs(f"{HOME}/bob-dl", exist_ok=True)
+    bob.type(f"/fr {m.group(1)} {HOME}/bob-dl")
+    bob.expect(r"completed receiving file \d+ \(hello\.txt\)", timeout=60)
+    with open(f"{HOME}/bob-dl/hello.txt") as f:
+        check(f.read() == "hello file", "a file over the embedded XFTP server")
+    print("embedded files: ok")
+
     # SimpleX CLI commands by habit.
     alice.type("/p")
     alice.expect("user profile: alice")
