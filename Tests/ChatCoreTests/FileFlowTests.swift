@@ -263,6 +263,13 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         #expect(errorTypeOf(try await bob.cmdError("/freceive \(fb)")) == "fileCancelled")
         #expect(!FileManager.default.fileExists(atPath: bobFiles + "/b.bin"))
 
+        // Deleting a received item (for me) removes its file from the files folder.
+        let itemA = try #require(itemId(offerA))
+        #expect(FileManager.default.fileExists(atPath: bobFiles + "/a.bin"))
+        let aliceId = try #require(try await bob.contactIdOf("alice"))
+        try await bob.cmd("/_delete item @\(aliceId) \(itemA) internal")
+        #expect(!FileManager.default.fileExists(atPath: bobFiles + "/a.bin"))
+
         await alice.c.close()
         await bob.c.close()
         await xftp.stop()

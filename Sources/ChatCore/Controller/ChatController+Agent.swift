@@ -365,6 +365,8 @@ extension ChatController {
                 let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 let before = try aItem(contact, itemId)
                 // Full deletion allowed for the contact: the item goes; otherwise it is marked.
+                // Its file stops either way (issue 15).
+                cancelItemFile(itemId, deleteLocal: contact.mergedPreferences.enabled(.fullDelete).forContact)
                 if contact.mergedPreferences.enabled(.fullDelete).forContact {
                     try store.write { db in try db.deleteChatItem(itemId) }
                     emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)],

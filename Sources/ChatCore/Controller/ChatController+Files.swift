@@ -694,6 +694,32 @@ extension ChatController {
         emit(.file(.rcvFileSndCancelled(user: user, chatItem: item, rcvFileTransfer: try rcvFileTransfer(fileId))))
     }
 
+    /// An item deleted or marked deleted: its file's transfer stops (`cancelFilesInProgress`: a
+    /// sent file's chunks are deleted from the servers, no `x.file.cancel` is sent); with
+    /// `deleteLocal` the file itself goes too when it lies in the files folder (`deleteFilesLocally`).
+    func cancelItemFile(_ itemId: Int64, deleteLocal: Bool) {
+        guard let r = try? store.read({ db in try db.itemFileRow(itemId) }) else { return }
+        let fileId: Int64 = r["file_id"], sent: Bool = r["file_sent"]
+        let status = try? ChatJSON.decode(CIFileStatus.self, from: r["ci_file_status"] as String)
+        if !(r["cancelled"] as Bool), !(status?.ended ?? true) {
+            files.cancel(fileId)
+            if let s = try? json(sent ? CIFileStatus.sndCancelled : .rcvCancelled) {
+                _ = try? store.write { db in
+                    try db.setFileCancelled(fileId, s, at: Self.now)
+                    if !sent { try db.setRcvStatus(fileId, "cancelled", at: Self.now) }
+                }
+            }
+            if sent, let text = r["private_snd_descr"] as String?, let d = try? FileDescription(yaml: text) { deleteFromServers(d) }
+            if !sent { removeReservedFile(r) }
+            cleanTransfer(fileId, r)
+        }
+        // Only a path relative to the files folder: a sent file named by its absolute path is the
+        // user's own file, not a copy the chat keeps.
+        if deleteLocal, files.filesFolder != nil, let p = r["file_path"] as String?, !p.hasPrefix("/") {
+            try? FileManager.default.removeItem(atPath: fsFilePath(p))
+        }
+    }
+
     // MARK: resuming
 
     /// Transfers under way when the chat stopped continue (`/_start`).
@@ -805,4 +831,12 @@ extension ChatController {
     }
 
     static func fileError(_ e: XFTPClientError) -> FileError { fileError(agentError(e)) }
+}
+
+extension MessageTarget {
+    /// Whether our broadcast deletion removes the item (full deletion on for us with a contact).
+    var fullDeleteForUser: Bool {
+        if case .direct(let c, _) = self { return c.mergedPreferences.enabled(.fullDelete).forUser }
+        return false
+    }
 }
