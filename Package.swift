@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "ChatCore",
             dependencies: [
-                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore", "CZstd",
+                "SMPAgent", "SimplexFoundation", "SMPTransport", "SimplexStore", "CZstd", "XFTPClient", "XFTPProtocol",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "simplex-chat",
             dependencies: [
-                "ChatCore", "SMPServer", "SMPTransport", "XFTPServer", "XFTPProtocol", "QRCode",
+                "ChatCore", "SMPServer", "SMPTransport", "QRCode", "XFTPServer", "XFTPProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "ChatCoreTests",
             dependencies: [
-                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd",
+                "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd", "XFTPServer", "XFTPClient", "XFTPProtocol", "SimplexFoundation",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -113,6 +113,9 @@ public final class ChatReceiver {
             if active(user) { m.updateContact(contact) }
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
+        case .file(let f):
+            // File events carry the item with its file's new status.
+            if let (user, item) = f.userAndItem, active(user) { m.upsertChatItem(item.chatInfo, item.chatItem) }
         case .unknown(let raw):
             invalidEvents.append((raw.typeTag ?? "unknown", (try? ChatJSON.encode(raw)) ?? Data()))
         }

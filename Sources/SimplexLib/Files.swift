@@ -71,10 +71,12 @@ enum LocalFile {
     static func writeEncrypted(_ path: String, _ plain: [UInt8]) throws(Failure) -> (key: [UInt8], nonce: [UInt8]) {
         guard plain.count <= maxSize else { throw Failure("\(plain.count) bytes is larger than the \(maxSize)-byte limit of this build") }
         let key = SecureRandom.bytes(SecretBox.keyLength), nonce = SecureRandom.bytes(SecretBox.nonceLength)
-        let box: [UInt8]
-        do { box = try SecretBox.seal(key: key, nonce: nonce, plaintext: plain) } catch { throw Failure("FTCECryptoError \(error)") }
-        // secretbox is tag || ciphertext; the file is ciphertext || tag.
-        try writeAll(path, [box[SecretBox.tagLength...], box[..<SecretBox.tagLength]])
+        // simplexmq's secretbox (`LC.sbInit`, the same as `C.sbEncrypt`: refvectors crypto_primitives.json
+        // sbEncryptNoPad), which is not libsodium's crypto_secretbox: ciphertext, then the tag.
+        var sb: SecretBoxStream
+        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw Failure("FTCECryptoError \(error)") }
+        let cipher = sb.encrypt(plain)
+        try writeAll(path, [cipher[...], sb.tag()[...]])
         return (key, nonce)
     }
 
@@ -85,11 +87,11 @@ enum LocalFile {
         let file = try readAll(path)
         guard file.count >= SecretBox.tagLength else { throw Failure("FTCEInvalidFileSize") }
         let n = file.count - SecretBox.tagLength
-        var box = [UInt8]()
-        box.reserveCapacity(file.count)
-        box += file[n...]
-        box += file[..<n]
-        do { return try SecretBox.open(key: key, nonce: nonce, box: box) } catch { throw Failure("FTCEInvalidAuthTag") }
+        var sb: SecretBoxStream
+        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw Failure("FTCECryptoError \(error)") }
+        let plain = sb.decrypt(Array(file[..<n]))
+        guard sb.verify(tag: Array(file[n...])) else { throw Failure("FTCEInvalidAuthTag") }
+        return plain
     }
 }
 

@@ -153,6 +153,8 @@ extension ChatView {
             return "#\(g.localDisplayName): group link is deleted"
         case .startedConnectionToGroup(_, let g, _):
             return "#\(g.localDisplayName): connection started"
+        case .file(let f):
+            return describe(file: f)
         case .unknown(let json):
             return "answer of a newer version: \(compact(json))"
         }

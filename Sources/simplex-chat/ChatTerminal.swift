@@ -75,8 +75,14 @@ actor ChatTerminal {
         """
 
     static let filesHelp = """
-        File transfer commands (/file, /freceive, /fcancel, /fstatus) are not available yet in this client:
-        files over XFTP are being built.
+        File transfer commands:
+          /file @<contact> <file_path>      send file to contact
+          /file #<group> <file_path>        send file to group
+          /freceive <file_id> [<file_path>] accept to receive file
+          /fcancel <file_id>                cancel sending / receiving file
+          /fstatus <file_id>                show file transfer status
+
+        The commands may be abbreviated: /f, /fr, /fc, /fs
         """
 
     static let messagesHelp = """
@@ -220,6 +226,8 @@ actor ChatTerminal {
                     : words[0] == "/switch" ? .apiSwitchGroupMember(groupId: g, groupMemberId: m) : .apiAbortSwitchGroupMember(groupId: g, groupMemberId: m)
             }
             await report(cmd) { ChatView.describe(response: $0) }
+        case "/f", "/file":
+            await sendFile(arg)
         case "/g", "/group":
             guard !arg.isEmpty, !arg.contains(" ") else { return output("usage: /g <name>") }
             await report(.apiNewGroup(userId: userId, incognito: false, groupProfile: GroupProfile(displayName: arg))) { r in
@@ -291,6 +299,29 @@ actor ChatTerminal {
     }
 
     // MARK: commands
+
+    /// `/f @<contact> <path>` or `/f #<group> <path>`: the file goes as a message of its own.
+    private func sendFile(_ arg: String) async {
+        let p = arg.split(separator: " ", maxSplits: 1).map(String.init)
+        guard p.count == 2, let kind = p[0].first, kind == "@" || kind == "#" else {
+            return output("usage: /f @<contact> <file_path> or /f #<group> <file_path>")
+        }
+        let name = String(p[0].dropFirst())
+        let ref: ChatRef
+        if kind == "@" {
+            guard let id = await contactId(name) else { return output("no contact \(name)") }
+            ref = .direct(id)
+        } else {
+            guard let g = await groupId(name) else { return output("no group \(name)") }
+            ref = .group(g)
+        }
+        let path = (p[1].trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+        let msg = ComposedMessage(fileSource: CryptoFile(filePath: path), msgContent: .file(text: ""))
+        await report(.apiSendMessages(sendRef: ref, liveMessage: false, ttl: nil, composedMessages: [msg])) { r in
+            guard case .newChatItems(_, let items) = r, let f = items.first?.chatItem.file else { return Self.unexpected(r) }
+            return "/f \(p[0]) \(f.fileName)\nuse /fc \(f.fileId) to cancel sending"
+        }
+    }
 
     static func sendText(_ ref: ChatRef, _ text: String) -> ChatCommand {
         .apiSendMessages(sendRef: ref, liveMessage: false, ttl: nil, composedMessages: [ComposedMessage(msgContent: .text(text))])
@@ -476,10 +507,12 @@ actor ChatTerminal {
                 switch (ci.chatInfo, ci.chatItem.chatDir) {
                 case (.group(let g, _), .groupRcv(let member)):
                     output("\(t) #\(g.localDisplayName) \(member?.localDisplayName ?? "?")> \(text)")
+                    if let f = ci.chatItem.file { output(ChatView.fileOffer(f)) }
                 case (.direct(let contact), .directRcv):
                     lastContact = contact.localDisplayName
                     lastReceived[contact.localDisplayName] = ci.chatItem.meta.itemId
                     output("\(t) \(contact.localDisplayName)> \(text)")
+                    if let f = ci.chatItem.file { output(ChatView.fileOffer(f)) }
                 default:
                     continue
                 }
@@ -559,6 +592,8 @@ actor ChatTerminal {
             if let line = Self.switchLine(c.localDisplayName, p) { output("\(t) \(line)") }
         case .groupMemberSwitch(_, let g, let m, let p):
             if let line = Self.switchLine(m.localDisplayName, p) { output("\(t) #\(g.localDisplayName): \(line)") }
+        case .file(let f):
+            if let line = ChatView.describe(fileEvent: f) { output("\(t) \(line)") }
         case .chatItemNotChanged, .unknown:
             break
         }

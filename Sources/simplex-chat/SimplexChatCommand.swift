@@ -32,7 +32,7 @@ struct SimplexChatCommand: AsyncParsableCommand {
             help: "SMP relay(s) smp://<fingerprint>@host[:port]; repeatable, or several in one quoted, space-separated value.")
     var server: [String] = []
 
-    @Option(name: .customLong("xftp-server"), help: "XFTP server(s) (repeatable or space-separated; file transfer is not available yet).")
+    @Option(name: .customLong("xftp-server"), help: "XFTP server(s) for files xftp://<fingerprint>@host[:port] (repeatable or space-separated).")
     var xftpServer: [String] = []
 
     @Flag(name: .customShort("x"), help: "Use local SOCKS5 proxy at :9050 (not available yet: refused).")
@@ -154,14 +154,21 @@ struct SimplexChatCommand: AsyncParsableCommand {
             }
         }
 
+        // Files (issue 15): XFTP servers, where files go, and the auto-accept size.
+        config.defaultXFTPServers = xftpServer.flatMap { $0.split(separator: " ").map(String.init) }
+        // With the embedded relay and no XFTP server given, files go through the embedded one.
+        if config.defaultXFTPServers.isEmpty, let relay { config.defaultXFTPServers = [relay.xftpAddress.description] }
+        config.filesFolder = filesFolder
+        config.tempFolder = tempFolder
+        config.autoAcceptFileSize = Int64(autoAcceptOneMB ? max(autoAcceptFiles, 1_048_576) : autoAcceptFiles)
         let controller = try openController(config: config, group: group, interactive: interactive)
         defer { _ = relay }
 
         let userId = try await ensureUser(controller)
+        try await applyFileOptions(controller)
         if !maintenance {
             try await startChat(controller)
         }
-        try await applyFileOptions(controller)
 
         if let port = chatServerPort {
             let token = try chatToken()
@@ -237,8 +244,8 @@ struct SimplexChatCommand: AsyncParsableCommand {
         }
     }
 
-    /// --files-folder and --temp-folder are created now, as SimpleX's CLI does; the core has no file
-    /// transfer yet (XFTP is being built), so they and the auto-accept size take effect with it.
+    /// --files-folder and --temp-folder are created now, as SimpleX's CLI does (the core got them,
+    /// with the auto-accept size, in its Config).
     func applyFileOptions(_ c: ChatController) async throws {
         for value in [filesFolder, tempFolder].compactMap({ $0 }) {
             do {

@@ -330,6 +330,64 @@ class TokenWebSocket(WebSocket):
         self.pending = []
 
 
+def run_file_tests():
+    """Files over a real xftp-server process: /f, the offer with its size, /fr with the progress
+    bar, completion and the same bytes, /fs."""
+    xbin = os.path.join(os.path.dirname(BIN), "xftp-server")
+    data = f"{HOME}/xftp"
+    port = free_port()
+    out = subprocess.run([xbin, "init", "--data", data + "/data", "--path", data + "/files", "--quota", "100mb", "--port", str(port)],
+                         capture_output=True, text=True, env=ENV).stdout
+    addr = re.search(r"Server address: (\S+)", out).group(1)
+    srv = subprocess.Popen([xbin, "start", "--data", data + "/data"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise AssertionError("xftp-server does not listen")
+                time.sleep(0.2)
+        folders = {n: f"{HOME}/{n}-files" for n in ("fa", "fb")}
+        for f in folders.values():
+            os.makedirs(f, exist_ok=True)
+        fa = Person("fa", args=["--xftp-server", addr, "--files-folder", folders["fa"]])
+        fb = Person("fb", args=["--xftp-server", addr, "--files-folder", folders["fb"]])
+        fa.expect("Type /help")
+        fb.expect("Type /help")
+        fa.type("/c")
+        inv = fa.expect(r"(simplex:/invitation#/\?\S+)").group(1)
+        fb.type(f"/c {inv}")
+        fa.expect("fb: contact is connected")
+        fb.expect("fa: contact is connected")
+        payload = os.urandom(1_500_000)
+        with open(folders["fa"] + "/report.bin", "wb") as f:
+            f.write(payload)
+        fa.type("/f @fb report.bin")
+        fa.expect(r"use /fc \d+ to cancel sending")
+        m = fb.expect(r"sends file report\.bin \(1\.4 MiB / 1500000 bytes\)\s+use /fr (\d+) ")
+        fid = m.group(1)
+        fb.type(f"/fr {fid}")
+        fb.expect(rf"saving file {fid} \(report\.bin\)")
+        fb.expect(r"\[#*-*\] \d+%", timeout=60)  # the progress bar
+        fb.expect(rf"completed receiving file {fid} \(report\.bin\)", timeout=60)
+        fa.expect(r"completed uploading file \d+ \(report\.bin\)", timeout=60)
+        with open(folders["fb"] + "/report.bin", "rb") as f:
+            check(f.read() == payload, "the received file has the sent bytes")
+        fb.type(f"/fs {fid}")
+        fb.expect(rf"file {fid} \(report\.bin\): complete")
+        fb.type("/help files")
+        fb.expect("File transfer commands:")
+        fa.quit()
+        fb.quit()
+        print("files: ok")
+    finally:
+        srv.terminate()
+        srv.wait()
+
+
 def link_in(text):
     m = re.search(r"(simplex:/(?:invitation|contact)#/\?\S+)", text)
     return m.group(1) if m else None
@@ -404,11 +462,24 @@ try:
     carol.expect("#team alice> hello team")
     carol.type("#team hi bob")
     bob.expect("#team carol> hi bob")
-    # The embedded XFTP server runs beside the relay (port + 1): TLS with ALPN xftp/1.
-    r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{int(RELAY_PORT) + 1}", "-alpn", "xftp/1"],
+    # The embedded XFTP server runs beside the relay (port + 1000): TLS with ALPN xftp/1.
+    xftp_port = int(RELAY_PORT) + 1000 if int(RELAY_PORT) + 1000 <= 65535 else int(RELAY_PORT) - 1000
+    r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{xftp_port}", "-alpn", "xftp/1"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
     check("ALPN protocol: xftp/1" in r.stdout, f"embedded XFTP server answers TLS with ALPN xftp/1: {r.stdout[-400:]} {r.stderr[-200:]}")
     print("terminal: ok")
+
+    # A file with no set-up: the embedded relay's XFTP server carries it.
+    with open(f"{HOME}/hello.txt", "w") as f:
+        f.write("hello file")
+    alice.type(f"/f @bob {HOME}/hello.txt")
+    m = bob.expect(r"sends file hello\.txt \(10 bytes / 10 bytes\)\s+use /fr (\d+) ")
+    os.makedirs(f"{HOME}/bob-dl", exist_ok=True)
+    bob.type(f"/fr {m.group(1)} {HOME}/bob-dl")
+    bob.expect(r"completed receiving file \d+ \(hello\.txt\)", timeout=60)
+    with open(f"{HOME}/bob-dl/hello.txt") as f:
+        check(f.read() == "hello file", "a file over the embedded XFTP server")
+    print("embedded files: ok")
 
     # SimpleX CLI commands by habit.
     alice.type("/p")
@@ -456,9 +527,10 @@ try:
     alice.type("/p")
     alice.expect(r"user profile: alicia \(Alice A\)")
     print("cli commands: ok")
+    run_file_tests()
 
     # WebSocket API from this process.
-    ws_port = free_port()  # not RELAY_PORT + 1: the embedded XFTP server listens there
+    ws_port = free_port()
     bot = subprocess.Popen([BIN, "-d", f"{HOME}/bot", "--display-name", "bot", "--relay-port", RELAY_PORT, "-p", str(ws_port)],
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     line = b""

@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build --product simplex-chat
+swift build --product xftp-server
 timeout 900 python3 Tests/CLI/cli_test.py "$(swift build --show-bin-path)/simplex-chat"

@@ -372,7 +372,19 @@ enum RTSamples {
         obj(type, #""user":\#(user)"# + (fields.isEmpty ? "" : "," + fields))
     }
 
+    // Files (issue 15): TYPES.md RcvFileTransfer, FileTransferMeta, SndFileTransfer, RcvFileDescr.
+    static let rcvFileDescr = #"{"fileDescrId":1,"fileDescrText":"","fileDescrPartNo":0,"fileDescrComplete":false}"#
+    static let rcvFT = #"{"fileId":3,"xftpRcvFile":{"rcvFileDescription":\#(rcvFileDescr),"agentRcvFileId":"dGlk","agentRcvFileDeleted":false,"userApprovedRelays":true},"fileInvitation":{"fileName":"a.txt","fileSize":100,"fileDescr":{"fileDescrText":"","fileDescrPartNo":0,"fileDescrComplete":false}},"fileStatus":{"type":"accepted","filePath":"a.txt"},"senderDisplayName":"bob","chunkSize":15780,"cancelled":false,"grpMemberId":7,"cryptoArgs":{"fileKey":"a2V5","fileNonce":"bm9uY2U"}}"#
+    static let fileMeta = #"{"fileId":3,"xftpSndFile":{"agentSndFileId":"dGlk","privateSndFileDescr":"x","agentSndFileDeleted":true},"fileName":"a.txt","filePath":"/tmp/a.txt","fileSize":100,"chunkSize":15780,"cancelled":false}"#
+    static let sndFT = #"{"fileId":3,"fileName":"a.txt","filePath":"/tmp/a.txt","fileSize":100,"chunkSize":15780,"recipientDisplayName":"bob","connId":2,"agentConnId":"Y29ubg","groupMemberId":7,"fileStatus":"complete"}"#
+    static let fileAgentError = #"{"type":"FILE","fileErr":{"type":"NO_FILE"}}"#
+
     static let responses: [String] = [
+        withUser("rcvFileAccepted", #""chatItem":\#(Fx.aChatItem)"#),
+        withUser("rcvFileAcceptedSndCancelled", #""rcvFileTransfer":\#(rcvFT)"#),
+        withUser("rcvFileCancelled", #""chatItem_":\#(Fx.aChatItem),"rcvFileTransfer":\#(rcvFT)"#),
+        withUser("sndFileCancelled", #""chatItem_":\#(Fx.aSentItem),"fileTransferMeta":\#(fileMeta),"sndFileTransfers":[\#(sndFT)]"#),
+        withUser("fileTransferStatusXFTP", #""chatItem":\#(Fx.aChatItem)"#),
         withUser("activeUser"),
         obj("usersList", #""users":[{"user":\#(user),"unreadCount":2}]"#),
         obj("chatStarted"),
@@ -444,6 +456,18 @@ enum RTSamples {
     ]
 
     static let events: [String] = [
+        withUser("rcvFileDescrReady", #""chatItem":\#(Fx.aChatItem),"rcvFileTransfer":\#(rcvFT),"rcvFileDescr":\#(rcvFileDescr)"#),
+        withUser("rcvFileAccepted", #""chatItem":\#(Fx.aChatItem)"#),
+        withUser("rcvFileStart", #""chatItem":\#(Fx.aChatItem)"#),
+        withUser("rcvFileProgressXFTP", #""chatItem_":\#(Fx.aChatItem),"receivedSize":50,"totalSize":100,"rcvFileTransfer":\#(rcvFT)"#),
+        withUser("rcvFileComplete", #""chatItem":\#(Fx.aChatItem)"#),
+        withUser("rcvFileSndCancelled", #""chatItem":\#(Fx.aChatItem),"rcvFileTransfer":\#(rcvFT)"#),
+        withUser("rcvFileError", #""agentError":\#(fileAgentError),"rcvFileTransfer":\#(rcvFT)"#),
+        withUser("rcvFileWarning", #""chatItem_":\#(Fx.aChatItem),"agentError":\#(fileAgentError),"rcvFileTransfer":\#(rcvFT)"#),
+        withUser("sndFileProgressXFTP", #""chatItem_":\#(Fx.aSentItem),"fileTransferMeta":\#(fileMeta),"sentSize":10,"totalSize":100"#),
+        withUser("sndFileCompleteXFTP", #""chatItem":\#(Fx.aSentItem),"fileTransferMeta":\#(fileMeta)"#),
+        withUser("sndFileError", #""fileTransferMeta":\#(fileMeta),"errorMessage":"AUTH""#),
+        withUser("sndFileWarning", #""chatItem_":\#(Fx.aSentItem),"fileTransferMeta":\#(fileMeta),"errorMessage":"network""#),
         withUser("contactConnected", #""contact":\#(contact),"userCustomProfile":\#(bob)"#),
         withUser("contactConnected", #""contact":\#(contact)"#),
         withUser("contactSndReady", #""contact":\#(contact)"#),
@@ -817,6 +841,7 @@ enum CaseNames {
         case .groupMemberSwitchStarted: "groupMemberSwitchStarted"
         case .contactSwitchAborted: "contactSwitchAborted"
         case .groupMemberSwitchAborted: "groupMemberSwitchAborted"
+        case .file: "file"
         case .unknown: nil
         }
     }
@@ -862,6 +887,7 @@ enum CaseNames {
         case .groupMemberRatchetSync: "groupMemberRatchetSync"
         case .contactSwitch: "contactSwitch"
         case .groupMemberSwitch: "groupMemberSwitch"
+        case .file: "file"
         case .unknown: nil
         }
     }

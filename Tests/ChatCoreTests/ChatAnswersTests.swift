@@ -126,8 +126,10 @@ import Testing
         let links = try await alice.cmd("/_get chat #1 content=link count=10")
         #expect(((links["chat"] as? [String: Any])?["chatItems"] as? [Any])?.count == 1)
 
-        let file = try await alice.cmdError(#"/_send #1 json [{"fileSource":{"filePath":"/tmp/x.txt"},"msgContent":{"type":"file","text":""}}]"#)
-        #expect(((file["errorType"] as? [String: Any])?["message"] as? String)?.contains("files") == true)
+        // Files are sent over XFTP (issue 15); a missing one is the reference's fileNotFound.
+        let file = try await alice.cmdError(#"/_send #1 json [{"fileSource":{"filePath":"/nonexistent-dir/x.txt"},"msgContent":{"type":"file","text":""}}]"#)
+        #expect((file["errorType"] as? [String: Any])?["type"] as? String == "fileNotFound")
+        #expect((file["errorType"] as? [String: Any])?["message"] as? String == "/nonexistent-dir/x.txt")
         let mention = try await alice.cmdError(#"/_send #1 json [{"msgContent":{"type":"text","text":"@bob hi"},"mentions":{"bob":5}}]"#)
         #expect(((mention["errorType"] as? [String: Any])?["message"] as? String)?.contains("mentions") == true)
         try await alice.cmd("/_address 1")

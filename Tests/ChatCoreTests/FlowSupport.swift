@@ -18,11 +18,13 @@ final class Client: @unchecked Sendable {
     private var typedEvents: [(obj: [String: Any], event: ChatEvent?)] = []
 
     /// `create`: make the user (a new database); false opens an existing one as it is.
-    init(_ name: String, dir: String, server: String, key: String = "", create: Bool = true, deferredStatusDelay: Double? = nil) async throws {
+    init(_ name: String, dir: String, server: String, key: String = "", create: Bool = true, deferredStatusDelay: Double? = nil,
+         configure: (inout ChatController.Config) -> Void = { _ in }) async throws {
         self.name = name
         var config = ChatController.Config()
         config.defaultSMPServers = [server]
         if let d = deferredStatusDelay { config.deferredStatusDelay = d }
+        configure(&config)
         let (c, r) = ChatController.open(dbPrefix: dir + "/\(name)", key: key, config: config, group: flowGroup)
         #expect(r == .ok)
         self.c = try #require(c)

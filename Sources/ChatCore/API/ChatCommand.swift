@@ -61,6 +61,18 @@ public enum ChatCommand: Sendable, Hashable {
     /// `/_set incognito :<connId> on|off`.
     case apiSetConnectionIncognito(connId: Int64, incognito: Bool)
 
+    // MARK: files
+    /// `/freceive <fileId>[ approved_relays=on][ encrypt=on|off][ inline=on|off][ <path>]` (`/fr`).
+    case receiveFile(fileId: Int64, userApprovedRelays: Bool, storeEncrypted: Bool?, fileInline: Bool?, filePath: String?)
+    /// `/fcancel <fileId>` (`/fc`).
+    case cancelFile(fileId: Int64)
+    /// `/fstatus <fileId>` (`/fs`).
+    case fileStatus(fileId: Int64)
+    /// `/_files_folder <path>`: where received files go.
+    case setFilesFolder(filePath: String)
+    /// `/_files_encrypt on|off`: received files are kept encrypted (CryptoFile) by default.
+    case apiSetEncryptLocalFiles(enable: Bool)
+
     // MARK: address
     /// `/_address <userId>[ pq_ratchet=on|off]`.
     case apiCreateMyAddress(userId: Int64, pqRatchet: Bool?)
@@ -322,6 +334,13 @@ extension ChatCommand {
         case .apiAcceptContact(let inc, let id): return "/_accept" + (inc ? " incognito=on" : "") + " \(id)"
         case .apiRejectContact(let id): return "/_reject \(id)"
         case .apiSetConnectionIncognito(let id, let inc): return "/_set incognito :\(id) " + onOff(inc)
+        case .receiveFile(let id, let approved, let enc, let inline, let path):
+            return "/freceive \(id)" + (approved ? " approved_relays=on" : "") + (enc.map { " encrypt=" + onOff($0) } ?? "")
+                + (inline.map { " inline=" + onOff($0) } ?? "") + (path.map { " " + $0 } ?? "")
+        case .cancelFile(let id): return "/fcancel \(id)"
+        case .fileStatus(let id): return "/fstatus \(id)"
+        case .setFilesFolder(let path): return "/_files_folder " + path
+        case .apiSetEncryptLocalFiles(let on): return "/_files_encrypt " + onOff(on)
         case .apiCreateMyAddress(let id, let p): return "/_address \(id)" + pq(p)
         case .apiDeleteMyAddress(let id): return "/_delete_address \(id)"
         case .apiShowMyAddress(let id): return "/_show_address \(id)"

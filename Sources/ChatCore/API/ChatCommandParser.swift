@@ -284,6 +284,28 @@ enum CommandSyntax {
             let search: String? = s.take(" search=") ? s.remainder() : nil
             return .apiGetChat(chatRef: ref, contentTag: tag, pagination: pagination, search: search)
         },
+        Entry(name: "/freceive", prefixes: ["/freceive ", "/fr "]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("file ID")
+            let approved = s.take(" approved_relays=") ? try s.onOff("approved_relays") : false
+            let enc: Bool? = s.take(" encrypt=") ? try s.onOff("encrypt") : nil
+            let inline: Bool? = s.take(" inline=") ? try s.onOff("inline") : nil
+            var path: String?
+            if s.take(" ") {
+                let p = s.remainder()
+                if !p.allSatisfy({ $0 == " " }) { path = p }
+            }
+            return .receiveFile(fileId: id, userApprovedRelays: approved, storeEncrypted: enc, fileInline: inline, filePath: path)
+        },
+        Entry(name: "/fcancel", prefixes: ["/fcancel ", "/fc "]) { s throws(CommandSyntaxError) in .cancelFile(fileId: try s.decimal("file ID")) },
+        Entry(name: "/fstatus", prefixes: ["/fstatus ", "/fs "]) { s throws(CommandSyntaxError) in .fileStatus(fileId: try s.decimal("file ID")) },
+        Entry(name: "/_files_folder", prefixes: ["/_files_folder "]) { s throws(CommandSyntaxError) in
+            let p = s.remainder()
+            guard !p.allSatisfy({ $0 == " " }) else { throw CommandSyntaxError("expected a folder path") }
+            return .setFilesFolder(filePath: p)
+        },
+        Entry(name: "/_files_encrypt", prefixes: ["/_files_encrypt "]) { s throws(CommandSyntaxError) in
+            .apiSetEncryptLocalFiles(enable: try s.onOff("encrypt"))
+        },
         Entry(name: "/_send", prefixes: ["/_send "]) { s throws(CommandSyntaxError) in
             let ref = try s.sendRef()
             let live = try s.liveMessage()

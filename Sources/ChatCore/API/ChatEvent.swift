@@ -41,6 +41,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     /// A queue switch of a contact's connection progressed (EVENTS.md).
     case contactSwitch(user: User, contact: Contact, switchProgress: SwitchProgress)
     case groupMemberSwitch(user: User, groupInfo: GroupInfo, member: GroupMember, switchProgress: SwitchProgress)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileEvent)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -91,6 +93,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "contactSwitch": self = try .contactSwitch(user: c.v("user"), contact: c.v("contact"), switchProgress: c.v("switchProgress"))
         case "groupMemberSwitch":
             self = try .groupMemberSwitch(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), switchProgress: c.v("switchProgress"))
+        case let t where ChatFileEvent.tags.contains(t): self = try .file(ChatFileEvent(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -98,6 +101,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         if case .unknown(let json) = self {
             try json.encode(to: encoder)
+            return
+        }
+        if case .file(let f) = self {
+            try f.encode(to: encoder)
             return
         }
         var c = encoder.container(keyedBy: JSONKey.self)
@@ -301,6 +308,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(member, "member")
             try c.put(progress, "switchProgress")
         case .unknown: break
+        case .unknown, .file: break
         }
     }
 }

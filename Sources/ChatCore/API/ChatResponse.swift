@@ -68,6 +68,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupMemberSwitchStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
     case contactSwitchAborted(user: User, contact: Contact, connectionStats: ConnectionStats)
     case groupMemberSwitchAborted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileResponse)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -145,6 +147,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupMemberSwitchAborted":
             self = try .groupMemberSwitchAborted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
                                                  connectionStats: c.v("connectionStats"))
+        case let t where ChatFileResponse.tags.contains(t): self = try .file(ChatFileResponse(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -152,6 +155,10 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         if case .unknown(let json) = self {
             try json.encode(to: encoder)
+            return
+        }
+        if case .file(let f) = self {
+            try f.encode(to: encoder)
             return
         }
         var c = encoder.container(keyedBy: JSONKey.self)
@@ -422,6 +429,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(member, "member")
             try c.put(stats, "connectionStats")
         case .unknown: break
+        case .unknown, .file: break
         }
     }
 }

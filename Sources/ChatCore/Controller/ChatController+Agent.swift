@@ -21,6 +21,8 @@ extension ChatController {
         await a.start()
         // Connections deleted while the agent was stopped go first (with their relay queues).
         await resumeAgentDeletions(a)
+        // File uploads and downloads under way when the chat stopped continue (issue 15).
+        resumeFileTransfers()
         // Strong captures: both tasks end in stopAgent (cancelled, and the agent's event stream
         // finishes), which every close path calls. A weak reference would give the controller a
         // side table that a controller living in libsimplex's registry keeps until exit.
@@ -60,6 +62,7 @@ extension ChatController {
     }
 
     func stopAgent() async {
+        files.cancelAll()
         timedDeletions?.cancel()
         timedDeletions = nil
         guard let a = agent else { return }
@@ -342,9 +345,14 @@ extension ChatController {
             if case .voice = container.content, let c = contactNow, !c.mergedPreferences.enabled(.voice).forContact { rejected = .voice }
             let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container, rejected: rejected)
             wantsReceipt = true
+            // The offered file (issue 15), on the item before it is shown.
+            let file = rejected == nil ? try itemId.flatMap { id throws(ChatError) in
+                try receivedMessageFile(container.file, userId: userId, contactId: contactId, groupId: nil, sender: nil, itemId: id, shared: shared)
+            } : nil
             if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
             }
+            if let file { await autoAcceptFile(file.0, size: file.1) }
         case .msgUpdate(let u):
             if let (itemId, r) = try receivedItem(contactId, u.msgId.base64url, sent: false),
                 (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
@@ -359,6 +367,8 @@ extension ChatController {
                 let contact = try store.read({ db in try self.contact(db, contactId) }) {
                 let before = try aItem(contact, itemId)
                 // Full deletion allowed for the contact: the item goes; otherwise it is marked.
+                // Its file stops either way (issue 15).
+                cancelItemFile(itemId, deleteLocal: contact.mergedPreferences.enabled(.fullDelete).forContact)
                 if contact.mergedPreferences.enabled(.fullDelete).forContact {
                     try store.write { db in try db.deleteChatItem(itemId) }
                     emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)],
@@ -400,6 +410,10 @@ extension ChatController {
                 return try self.contact(db, contactId)
             }
             if let contact { emit(.contactDeletedByContact(user: user, contact: contact)) }
+        case .msgFileDescr(let msgId, let part):
+            try await fileDescrReceived(contactId: contactId, groupId: nil, memberGmId: nil, msgId: msgId, part)
+        case .fileCancel(let msgId):
+            try fileCancelReceived(contactId: contactId, groupId: nil, memberGmId: nil, msgId: msgId)
         default:
             break
         }

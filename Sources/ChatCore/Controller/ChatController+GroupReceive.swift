@@ -331,7 +331,11 @@ extension ChatController {
                 return nil
             }
             if let itemId = try storeGroupReceived(user: user, g, sender, meta: meta, itemTs: itemTs, shared: shared, container) {
+                // The offered file (issue 15), on the item before it is shown.
+                let file = try receivedMessageFile(container.file, userId: user.userId, contactId: nil, groupId: g.groupId, sender: sender,
+                                                   itemId: itemId, shared: shared)
                 emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+                if let file { await autoAcceptFile(file.0, size: file.1) }
             }
             return author == nil ? [] : nil
         case .msgUpdate(let u):
@@ -417,6 +421,10 @@ extension ChatController {
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupUpdated", fields: .groupProfile(profile))),
                                         text: "updated group profile")
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        case .msgFileDescr(let msgId, let part):
+            try await fileDescrReceived(contactId: nil, groupId: g.groupId, memberGmId: sender.groupMemberId, msgId: msgId, part)
+        case .fileCancel(let msgId):
+            try fileCancelReceived(contactId: nil, groupId: g.groupId, memberGmId: sender.groupMemberId, msgId: msgId)
         default:
             break
         }

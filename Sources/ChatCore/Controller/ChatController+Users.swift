@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SMPTransport
+import XFTPProtocol
 
 /// Chat profiles of this device (`/_create user`, `/user`, `/users`, `/_user`).
 extension ChatController {
@@ -53,6 +54,11 @@ extension ChatController {
     func setServers(_ proto: ServerProtocol, _ servers: [String]) throws(ChatError) {
         let user = try activeUser()
         for s in servers {
+            if proto == .xftp {
+                // XFTP servers for files (issue 15).
+                guard XFTPServerAddress(parsing: s) != nil else { throw .error(errorType: .commandError(message: "invalid server address \(s)")) }
+                continue
+            }
             do { _ = try SMPServerAddress(parsing: s) } catch {
                 throw .error(errorType: .commandError(message: "invalid server address \(s): \(error)"))
             }
@@ -75,7 +81,8 @@ extension ChatController {
             UserServer(serverId: $0["server_id"], server: $0["server"], enabled: $0["enabled"])
         }
         if smp.isEmpty { smp = config.defaultSMPServers.map { UserServer(serverId: nil, server: $0, preset: true) } }
-        return .userServers(user: user, userServers: [UserOperatorServers(smpServers: smp, xftpServers: xftp)])
+        let xftpShown = xftp.isEmpty ? config.defaultXFTPServers.map { UserServer(serverId: nil, server: $0, preset: true) } : xftp
+        return .userServers(user: user, userServers: [UserOperatorServers(smpServers: smp, xftpServers: xftpShown)])
     }
 
     /// `/_delete user <userId>`: the user and all its chats; its connections are deleted at the

@@ -143,7 +143,8 @@ extension ChatController {
             dir = sent ? .groupSnd : .groupRcv(groupMember: try (r["group_member_id"] as Int64?).flatMap { try groupMember(db, $0) })
         }
         return ChatItem(chatDir: dir, meta: meta, content: content,
-                        formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts)
+                        formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts,
+                        file: try itemFile(db, itemId))
     }
 
     /// An agent failure as the API's `errorAgent`.

@@ -17,6 +17,17 @@ public actor ChatController {
         /// before it is written on its own (issue 14; docs/protocol-notes.md, "Chat database writes").
         /// 0 or less: written as it arrives, in a transaction of its own (as before issue 14).
         public var deferredStatusDelay: Double = 1.0
+        /// XFTP servers for files when the user configured none (issue 15).
+        public var defaultXFTPServers: [String] = []
+        /// Where received files go and relative file paths are resolved (`--files-folder`,
+        /// `/_files_folder`); nil: received files go to ~/Downloads with absolute paths.
+        public var filesFolder: String?
+        /// Folder for encrypted copies and chunks while files travel (default `<prefix>_xftp`).
+        public var tempFolder: String?
+        /// Files smaller than this are received without `/freceive` (simplex-chat `autoAcceptFileSize`).
+        public var autoAcceptFileSize: Int64 = 0
+        /// Received files are kept encrypted on disk unless `/freceive` says otherwise.
+        public var encryptLocalFiles = false
         public init() {}
     }
 
@@ -43,6 +54,8 @@ public actor ChatController {
     var deferredFlush: Task<Void, Never>?
     /// Last reported state of each relay, so a drop is reported once, not per connection.
     var hostsUp: [String: Bool] = [:]
+    /// File uploads and downloads under way (issue 15).
+    let files: FileTransfers
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }
@@ -55,6 +68,7 @@ public actor ChatController {
         self.store = store
         self.dbKey = key
         self.group = group
+        self.files = FileTransfers(group: group, filesFolder: config.filesFolder, encryptLocalFiles: config.encryptLocalFiles)
     }
 
     /// Opens (creating or migrating) the chat database at `<prefix>_chat.db`; the controller
@@ -119,13 +133,10 @@ public actor ChatController {
         events.close()
     }
 
-    /// Parts of a composed message this build cannot deliver are refused, never dropped: files
-    /// need XFTP (not built yet) and mentions need the group mention protocol (not built yet).
+    /// Parts of a composed message this build cannot deliver are refused, never dropped:
+    /// mentions need the group mention protocol (not built yet).
     static func assertSupported(_ messages: [ComposedMessage]) throws(ChatError) {
         for m in messages {
-            if m.fileSource != nil {
-                throw .error(errorType: .commandError(message: "sending files is not supported yet (fileSource)"))
-            }
             if !m.mentions.isEmpty {
                 throw .error(errorType: .commandError(message: "mentions are not supported yet"))
             }
@@ -280,6 +291,8 @@ public actor ChatController {
         case .apiSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: false)
         case .apiAbortSwitchContact(let id): return try await switchContact(contactId: id, abort: true)
         case .apiAbortSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: true)
+        case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
+            return try await executeFileCommand(cmd)
         case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             // No `default:` here: a new command does not compile until it is dispatched.

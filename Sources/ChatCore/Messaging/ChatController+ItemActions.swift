@@ -38,6 +38,9 @@ extension ChatController {
         for itemId in itemIds {
             let r = try targetItemRow(target, itemId)
             let before = try targetItem(target, itemId)
+            // Its file stops (issue 15); a removed item's received file goes too (`deleteCIFiles`).
+            let removes = mode == .internal || (mode == .broadcast && target.fullDeleteForUser)
+            cancelItemFile(itemId, deleteLocal: removes)
             switch mode {
             case .internal:
                 try store.write { db in try db.deleteChatItem(itemId) }

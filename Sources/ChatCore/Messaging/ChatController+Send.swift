@@ -15,11 +15,33 @@ extension ChatController {
         }
         let itemTTL = itemTTL(target, ttl)
         var prepared: [PreparedItem] = []
-        for m in messages {
-            prepared.append(try prepareItem(user: user, target, content: m.msgContent, quotedItemId: m.quotedItemId,
-                                            ttl: itemTTL, live: live, forwarded: false))
+        var sndFiles: [(fileId: Int64, sharedMsgId: SharedMsgId)] = []
+        do {
+            for m in messages {
+                var p = try prepareItem(user: user, target, content: m.msgContent, quotedItemId: m.quotedItemId,
+                                        ttl: itemTTL, live: live, forwarded: false)
+                // A file goes as the container's invitation; it is uploaded once its item exists (issue 15).
+                if let source = m.fileSource {
+                    let f = try prepareSndFile(userId: user.userId, source: source, to: try fileRecipients(target))
+                    p.container.file = f.invitation
+                    sndFiles.append((f.fileId, p.sharedMsgId))
+                }
+                prepared.append(p)
+            }
+        } catch {
+            discardSndFiles(sndFiles.map(\.fileId))
+            throw error
         }
-        return try await sendNewItems(user: user, target, prepared)
+        if sndFiles.isEmpty { return try await sendNewItems(user: user, target, prepared) }
+        let itemIds: [Int64]
+        do { itemIds = try await sendPrepared(target, prepared) } catch {
+            startSndFiles(target, sndFiles)
+            throw error
+        }
+        startSndFiles(target, sndFiles)
+        var items: [AChatItem] = []
+        for itemId in itemIds { items.append(try targetItem(target, itemId)) }
+        return .newChatItems(user: user, chatItems: items)
     }
 
     /// Sends prepared items and answers with them (`newChatItems`).

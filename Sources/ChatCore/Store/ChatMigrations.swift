@@ -106,6 +106,7 @@ enum ChatMigrations {
                 CREATE INDEX idx_group_item_deliveries_item ON group_item_deliveries(chat_item_id);
                 """)
         }
+        m.registerMigration("m20261124_files", migrate: files)
         return m
     }
 
@@ -370,6 +371,70 @@ enum ChatMigrations {
               PRIMARY KEY (agent_conn_id, agent_msg_id)
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX idx_group_item_deliveries_item ON group_item_deliveries(chat_item_id);
+            """)
+    }
+
+    /// Issue 15: files sent and received over XFTP (simplex-chat `files`, `snd_files`,
+    /// `rcv_files`, `rcv_file_descrs`, `xftp_file_descriptions` in one shape of our own), and the
+    /// XFTP client's transfer progress so an upload or download resumes after a restart.
+    private static func files(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE files(
+              file_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+              contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+              group_id INTEGER REFERENCES groups ON DELETE CASCADE,
+              group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL,
+              chat_item_id INTEGER REFERENCES chat_items ON DELETE SET NULL,
+              shared_msg_id TEXT,
+              file_sent INTEGER NOT NULL,
+              file_name TEXT NOT NULL,
+              file_size INTEGER NOT NULL,
+              chunk_size INTEGER NOT NULL,
+              file_path TEXT,
+              file_crypto_key TEXT,
+              file_crypto_nonce TEXT,
+              ci_file_status TEXT NOT NULL,
+              cancelled INTEGER NOT NULL DEFAULT 0,
+              file_invitation TEXT,
+              transfer_id TEXT,
+              snd_recipient_count INTEGER,
+              private_snd_descr TEXT,
+              rcv_status TEXT,
+              sender_display_name TEXT,
+              user_approved_relays INTEGER NOT NULL DEFAULT 0,
+              agent_file_deleted INTEGER NOT NULL DEFAULT 0,
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL
+            ) STRICT;
+            CREATE INDEX idx_files_chat_item ON files(chat_item_id);
+            CREATE INDEX idx_files_contact_msg ON files(contact_id, shared_msg_id);
+            CREATE INDEX idx_files_group_msg ON files(group_id, shared_msg_id);
+            CREATE TABLE rcv_file_descrs(
+              file_descr_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              file_id INTEGER NOT NULL UNIQUE REFERENCES files ON DELETE CASCADE,
+              file_descr_text TEXT NOT NULL,
+              file_descr_part_no INTEGER NOT NULL,
+              file_descr_complete INTEGER NOT NULL,
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL
+            ) STRICT;
+            CREATE TABLE snd_file_recipients(
+              snd_file_recipient_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              file_id INTEGER NOT NULL REFERENCES files ON DELETE CASCADE,
+              contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+              group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+              file_descr_text TEXT,
+              file_status TEXT NOT NULL DEFAULT 'new',
+              created_at REAL NOT NULL,
+              updated_at REAL NOT NULL
+            ) STRICT;
+            CREATE INDEX idx_snd_file_recipients_file ON snd_file_recipients(file_id);
+            CREATE TABLE xftp_progress(
+              progress_key TEXT PRIMARY KEY,
+              progress BLOB NOT NULL,
+              updated_at REAL NOT NULL
+            ) STRICT;
             """)
     }
 }

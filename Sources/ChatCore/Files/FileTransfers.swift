@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import NIOConcurrencyHelpers
+import NIOCore
+import XFTPClient
+import XFTPProtocol
+
+/// The uploads and downloads under way (the agent's XFTP workers, simplexmq FileTransfer/Agent.hs):
+/// one task per file, over one XFTP session per server. The tasks do the work; what they
+/// learn goes back to the controller, which keeps the database and sends the events.
+final class FileTransfers: Sendable {
+    let pool: XFTPClientPool
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var tasks: [Int64: (token: UInt64, task: Task<Void, Never>)] = [:]
+        var nextToken: UInt64 = 0
+        /// `/_files_folder`: where received files go and relative paths are resolved.
+        var filesFolder: String?
+        /// `/_files_encrypt`: received files are kept encrypted unless `/freceive` says otherwise.
+        var encryptLocalFiles = false
+    }
+
+    init(group: any EventLoopGroup, filesFolder: String?, encryptLocalFiles: Bool) {
+        pool = XFTPClientPool(group: group)
+        state.withLockedValue {
+            $0.filesFolder = filesFolder
+            $0.encryptLocalFiles = encryptLocalFiles
+        }
+    }
+
+    var filesFolder: String? {
+        get { state.withLockedValue { $0.filesFolder } }
+        set { state.withLockedValue { $0.filesFolder = newValue } }
+    }
+
+    var encryptLocalFiles: Bool {
+        get { state.withLockedValue { $0.encryptLocalFiles } }
+        set { state.withLockedValue { $0.encryptLocalFiles = newValue } }
+    }
+
+    /// Runs `work` as the file's transfer, replacing (cancelling) one already running.
+    func start(_ fileId: Int64, _ work: @escaping @Sendable () async -> Void) {
+        state.withLockedValue { s in
+            s.nextToken += 1
+            let token = s.nextToken
+            s.tasks[fileId]?.task.cancel()
+            let task = Task {
+                await work()
+                self.finished(fileId, token)
+            }
+            s.tasks[fileId] = (token, task)
+        }
+    }
+
+    private func finished(_ fileId: Int64, _ token: UInt64) {
+        state.withLockedValue { s in
+            if s.tasks[fileId]?.token == token { s.tasks[fileId] = nil }
+        }
+    }
+
+    func isRunning(_ fileId: Int64) -> Bool { state.withLockedValue { $0.tasks[fileId] != nil } }
+
+    func cancel(_ fileId: Int64) {
+        state.withLockedValue { s in
+            s.tasks.removeValue(forKey: fileId)?.task.cancel()
+        }
+    }
+
+    /// Every transfer stops (the chat stops); they resume when it starts again.
+    func cancelAll() {
+        let tasks = state.withLockedValue { s in
+            defer { s.tasks = [:] }
+            return s.tasks.values.map(\.task)
+        }
+        tasks.forEach { $0.cancel() }
+    }
+}
+
+/// The XFTP client's progress kept in the chat database (`xftp_progress`), so a transfer
+/// resumes after a restart; each save is also reported, for progress events.
+struct ChatProgressStore: XFTPProgressStore {
+    let dbQueue: DatabaseQueue
+    let onSave: @Sendable (String, [UInt8]) -> Void
+
+    func load(_ key: String) -> [UInt8]? {
+        try? dbQueue.read { db in try db.progress(key) }
+    }
+
+    func save(_ key: String, _ value: [UInt8]) throws {
+        try dbQueue.write { db in try db.saveProgress(key, value, at: Date().timeIntervalSince1970) }
+        onSave(key, value)
+    }
+
+    func remove(_ key: String) {
+        try? dbQueue.write { db in try db.removeProgress(key) }
+    }
+}
+
+/// What a saved progress value says was done: bytes of chunks uploaded or downloaded.
+enum TransferProgress {
+    private struct Upload: Decodable {
+        struct Chunk: Decodable {
+            var size: Int64
+            var uploaded: Bool?
+        }
+        var chunks: [Chunk]
+    }
+
+    /// `(sent, total)` from an upload's saved state.
+    static func upload(_ value: [UInt8]) -> (Int64, Int64)? {
+        guard let u = try? JSONDecoder().decode(Upload.self, from: Data(value)) else { return nil }
+        let total = u.chunks.reduce(Int64(0)) { $0 + $1.size }
+        let sent = u.chunks.reduce(Int64(0)) { $0 + ($1.uploaded == true ? $1.size : 0) }
+        return (sent, total)
+    }
+
+    /// `(received, total)` from a download's saved chunk numbers and its description.
+    static func download(_ value: [UInt8], _ description: FileDescription) -> (Int64, Int64)? {
+        guard let done = try? JSONDecoder().decode(Set<Int>.self, from: Data(value)) else { return nil }
+        let total = description.chunks.reduce(Int64(0)) { $0 + Int64($1.chunkSize) }
+        let received = description.chunks.reduce(Int64(0)) { $0 + (done.contains($1.chunkNo) ? Int64($1.chunkSize) : 0) }
+        return (received, total)
+    }
+}

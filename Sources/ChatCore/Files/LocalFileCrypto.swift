@@ -1,0 +1,65 @@
+import Foundation
+import SimplexFoundation
+import XFTPProtocol
+
+/// Local files kept encrypted (simplexmq Crypto/File.hs `CryptoFile`): one secretbox stream
+/// over the whole content with the 16-byte tag at the end, no header or padding; the same
+/// bytes the C ABI's `chat_write_file`/`chat_read_file` handle. Streamed in 64 KB pieces,
+/// so files of any size never sit in memory.
+enum LocalFileCrypto {
+    static let block = 65536
+
+    /// Fresh random arguments (`CF.randomArgs`): base64url key and nonce.
+    static func randomArgs() -> CryptoFileArgs {
+        CryptoFileArgs(fileKey: Base64URL.encode(SecureRandom.bytes(32)), fileNonce: Base64URL.encode(SecureRandom.bytes(24)))
+    }
+
+    static func keys(_ args: CryptoFileArgs) throws(XFTPFileError) -> ([UInt8], [UInt8]) {
+        guard let key = Base64URL.decode(args.fileKey), key.count == 32,
+              let nonce = Base64URL.decode(args.fileNonce), nonce.count == 24
+        else { throw .crypto("invalid file key or nonce") }
+        return (key, nonce)
+    }
+
+    /// Encrypts the plain file `from` into `to` (replaced).
+    static func encrypt(from: String, to: String, _ args: CryptoFileArgs) throws(XFTPFileError) {
+        let (key, nonce) = try keys(args)
+        var sb: SecretBoxStream
+        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw .crypto("\(error)") }
+        let src = try PosixFile(path: from, mode: .read)
+        let dst = try PosixFile(path: to, mode: .create)
+        while true {
+            var piece = try src.read(max: block)
+            if piece.isEmpty { break }
+            piece.withUnsafeMutableBytes { sb.encrypt(inPlace: $0) }
+            try dst.write(piece)
+        }
+        try dst.write(sb.tag())
+        dst.sync()
+    }
+
+    /// Decrypts the encrypted file `from` into `to`; nothing is left at `to` unless the tag verifies.
+    static func decrypt(from: String, to: String, _ args: CryptoFileArgs) throws(XFTPFileError) {
+        let (key, nonce) = try keys(args)
+        guard let size = PosixFile.size(of: from) else { throw .io("cannot stat \(from)") }
+        guard size >= 16 else { throw .invalidHeader("FTCEInvalidFileSize") }
+        var sb: SecretBoxStream
+        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw .crypto("\(error)") }
+        let src = try PosixFile(path: from, mode: .read)
+        let dst = try PosixFile(path: to, mode: .create)
+        do throws(XFTPFileError) {
+            var left = size - 16
+            while left > 0 {
+                var piece = try src.read(exactly: Int(min(left, Int64(block))))
+                piece.withUnsafeMutableBytes { sb.decrypt(inPlace: $0) }
+                try dst.write(piece)
+                left -= Int64(piece.count)
+            }
+            let tag = try src.read(exactly: 16)
+            guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
+        } catch {
+            PosixFile.remove(to)
+            throw error
+        }
+    }
+}

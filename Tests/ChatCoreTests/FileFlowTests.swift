@@ -1,0 +1,507 @@
+import Foundation
+import NIOPosix
+import SMPTransport
+import SimplexFoundation
+import Testing
+import XFTPClient
+import XFTPProtocol
+import XFTPServer
+
+@testable import ChatCore
+
+/// A real XFTP server in-process on loopback (TLS + HTTP/2) over chunk files in a folder.
+final class FileTestXFTPServer: @unchecked Sendable {
+    let credentials: ServerCredentials
+    let core: XFTPServerCore
+    private(set) var server: XFTPTransportServer
+    let port: Int
+
+    init(dir: String) async throws {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var config = XFTPServerConfig()
+        config.filesPath = dir + "/files"
+        credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
+        core = try XFTPServerCore(config: config, store: try FileStore(logPath: dir + "/store.log", fsync: false))
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0, group: flowGroup)
+        port = server.port
+    }
+
+    var address: String {
+        XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(port)).description
+    }
+
+    /// Stops listening (connections drop); the chunks stay.
+    func pause() async { await server.shutdown() }
+
+    func resume() async throws {
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: port, group: flowGroup)
+    }
+
+    func stop() async { await server.shutdown() }
+}
+
+private func file(_ e: [String: Any]) -> [String: Any]? {
+    (firstItem(e) ?? ((e["chatItem"] as? [String: Any])?["chatItem"] as? [String: Any]))?["file"] as? [String: Any]
+}
+
+private func fileId(_ e: [String: Any]) -> Int64? { (file(e)?["fileId"] as? NSNumber)?.int64Value }
+
+private func fileStatus(_ e: [String: Any]) -> String? { (file(e)?["fileStatus"] as? [String: Any])?["type"] as? String }
+
+/// The file of an event's `chatItem` (AChatItem) or `chatItem_`.
+private func eventFile(_ e: [String: Any]) -> [String: Any]? {
+    let ai = (e["chatItem"] ?? e["chatItem_"]) as? [String: Any]
+    return (ai?["chatItem"] as? [String: Any])?["file"] as? [String: Any]
+}
+
+private func eventFileId(_ e: [String: Any]) -> Int64? { (eventFile(e)?["fileId"] as? NSNumber)?.int64Value }
+
+private func errorTypeOf(_ e: [String: Any]) -> String? {
+    ((e["errorType"] ?? e["storeError"]) as? [String: Any])?["type"] as? String
+}
+
+/// A chat client that sends and receives files: its files folder and the XFTP server.
+private func fileClient(_ name: String, dir: String, relay: String, xftp: String, create: Bool = true) async throws -> (Client, String) {
+    let folder = dir + "/\(name)-files"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let c = try await Client(name, dir: dir, server: relay, create: create) { config in
+        config.filesFolder = folder
+        config.defaultXFTPServers = [xftp]
+    }
+    return (c, folder)
+}
+
+private func composedFile(_ path: String, _ content: String = #"{"type":"file","text":""}"#) -> String {
+    #"[{"fileSource":{"filePath":"\#(path)"},"msgContent":\#(content)}]"#
+}
+
+@Suite(.serialized) struct FileFlowTests {
+    /// Alice sends a file of four chunks (two sizes) to Bob; Bob sees the offer, its description
+    /// arrives, he accepts it, it downloads with progress and completes with the same bytes.
+    @Test func directFileOfSeveralChunks() async throws {
+        let dir = NSTemporaryDirectory() + "file-flow-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let bytes = SecureRandom.bytes(2_500_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/report.bin"))
+
+        let sent = try await alice.cmd("/_send @\(bobId) json " + composedFile("report.bin"))
+        #expect(fileStatus(sent) == "sndStored")
+        #expect(file(sent)?["fileName"] as? String == "report.bin" && (file(sent)?["fileSize"] as? NSNumber)?.intValue == bytes.count)
+        #expect(file(sent)?["fileProtocol"] as? String == "xftp")
+
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        #expect(fileStatus(offer) == "rcvInvitation")
+        #expect(file(offer)?["fileName"] as? String == "report.bin")
+        let fid = try #require(fileId(offer))
+        let ready = try await bob.event("rcvFileDescrReady", timeout: 60)
+        let rfd = try #require(ready["rcvFileDescr"] as? [String: Any])
+        #expect(rfd["fileDescrComplete"] as? Bool == true && (rfd["fileDescrPartNo"] as? NSNumber)?.intValue ?? 0 >= 1)
+        #expect(((ready["rcvFileTransfer"] as? [String: Any])?["fileStatus"] as? [String: Any])?["type"] as? String == "new")
+        try await alice.event("sndFileCompleteXFTP", timeout: 60)
+        let progress = try await alice.event("sndFileProgressXFTP")
+        #expect((progress["totalSize"] as? NSNumber)?.intValue ?? 0 > bytes.count)
+
+        let accepted = try await bob.cmd("/freceive \(fid)")
+        #expect(accepted["type"] as? String == "rcvFileAccepted")
+        #expect(eventFile(accepted).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "rcvAccepted")
+        try await bob.event("rcvFileStart")
+        let done = try await bob.event("rcvFileComplete", timeout: 60)
+        let path = try #require((eventFile(done)?["fileSource"] as? [String: Any])?["filePath"] as? String)
+        #expect(path == "report.bin")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/" + path))) == bytes)
+        try await bob.event("rcvFileProgressXFTP")
+        // Accepted twice is an error; the status command shows the item.
+        #expect(errorTypeOf(try await bob.cmdError("/freceive \(fid)")) == "fileAlreadyReceiving")
+        let status = try await bob.cmd("/fstatus \(fid)")
+        #expect(status["type"] as? String == "fileTransferStatusXFTP")
+        #expect(eventFile(status).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "rcvComplete")
+        // The item keeps its file in chat views.
+        let chat = try await bob.cmd("/_get chat @\(try #require(try await bob.contactIdOf("alice"))) count=10")
+        let items = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]]) ?? []
+        #expect(items.contains { ($0["file"] as? [String: Any])?["fileId"] as? NSNumber == NSNumber(value: fid) })
+
+        await alice.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// An image with its thumbnail in the content; Bob keeps the file encrypted (encrypt=on): the
+    /// bytes on disk are the CryptoFile format and decrypt to the original.
+    @Test func imageWithThumbnailKeptEncrypted() async throws {
+        let dir = NSTemporaryDirectory() + "file-image-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let bytes = SecureRandom.bytes(70_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/photo.jpg"))
+        let thumb = "data:image/jpg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAP"
+        try await alice.cmd("/_send @\(bobId) json " + composedFile("photo.jpg", #"{"type":"image","text":"look","image":"\#(thumb)"}"#))
+
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        let content = try #require((firstItem(offer)?["content"] as? [String: Any])?["msgContent"] as? [String: Any])
+        #expect(content["type"] as? String == "image" && content["image"] as? String == thumb && content["text"] as? String == "look")
+        let fid = try #require(fileId(offer))
+        try await bob.cmd("/freceive \(fid) encrypt=on")
+        let done = try await bob.event("rcvFileComplete", timeout: 60)
+        let source = try #require(eventFile(done)?["fileSource"] as? [String: Any])
+        let args = try #require(source["cryptoArgs"] as? [String: Any])
+        let key = try #require(args["fileKey"] as? String), nonce = try #require(args["fileNonce"] as? String)
+        let onDisk = Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/" + (try #require(source["filePath"] as? String)))))
+        #expect(onDisk.count == bytes.count + 16 && Array(onDisk.prefix(100)) != Array(bytes.prefix(100)))
+        // simplexmq's CryptoFile layout (as the C ABI's chat_read_file reads it): secretbox ciphertext, then the tag.
+        var sb = try SecretBoxStream(secret: try #require(Base64URL.decode(key)), nonce: try #require(Base64URL.decode(nonce)))
+        let cipher = sb.encrypt(bytes)
+        #expect(onDisk == cipher + sb.tag())
+        let plain = dir + "/plain"
+        try LocalFileCrypto.decrypt(from: bobFiles + "/photo.jpg", to: plain, CryptoFileArgs(fileKey: key, fileNonce: nonce))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: plain))) == bytes)
+
+        // An encrypted local file can be sent too: Bob sends it back, Alice gets the plain bytes.
+        let aliceId = try #require(try await bob.contactIdOf("alice"))
+        try await bob.cmd("/_send @\(aliceId) json " + #"[{"fileSource":{"filePath":"photo.jpg","cryptoArgs":{"fileKey":"\#(key)","fileNonce":"\#(nonce)"}},"msgContent":{"type":"file","text":""}}]"#)
+        let back = try await alice.event("newChatItems") { file($0) != nil }
+        try await alice.cmd("/freceive \(try #require(fileId(back)))")
+        let got = try await alice.event("rcvFileComplete", timeout: 60)
+        let name = try #require((eventFile(got)?["fileSource"] as? [String: Any])?["filePath"] as? String)
+        #expect(name == "photo_1.jpg")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: aliceFiles + "/" + name))) == bytes)
+
+        await alice.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// A file in a group reaches two members, each with its own description.
+    @Test func fileInGroupToTwoMembers() async throws {
+        let dir = NSTemporaryDirectory() + "file-group-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (carol, carolFiles) = try await fileClient("carol", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let (carolId, _) = try await connect(alice, carol)
+        let created = try await alice.cmd(#"/_group 1 {"displayName":"team","fullName":""}"#)
+        let g = try #require(((created["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        var memberGroups: [Int64] = []
+        for (member, id) in [(bob, bobId), (carol, carolId)] {
+            try await alice.cmd("/_add #\(g) \(id) member")
+            let inv = try await member.event("receivedGroupInvitation")
+            let mg = try #require(((inv["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+            memberGroups.append(mg)
+            try await member.cmd("/_join #\(mg)")
+            try await alice.event("joinedGroupMember", timeout: 30)
+            try await member.event("userJoinedGroup", timeout: 30)
+        }
+        let bytes = SecureRandom.bytes(300_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/notes.txt"))
+        try await alice.cmd("/_send #\(g) json " + composedFile("notes.txt"))
+        try await alice.event("sndFileCompleteXFTP", timeout: 60)
+        for (member, folder) in [(bob, bobFiles), (carol, carolFiles)] {
+            let offer = try await member.event("newChatItems") { file($0) != nil }
+            let fid = try #require(fileId(offer))
+            try await member.event("rcvFileDescrReady", timeout: 60)
+            try await member.cmd("/freceive \(fid)")
+            try await member.event("rcvFileComplete", timeout: 60)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/notes.txt"))) == bytes)
+        }
+
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// The sender cancels: the receiver gets rcvFileSndCancelled and cannot accept any more; a
+    /// receiver's own cancel puts the offer back; cancelling twice is the reference's error.
+    @Test func cancelBySenderAndByReceiver() async throws {
+        let dir = NSTemporaryDirectory() + "file-cancel-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        try Data(SecureRandom.bytes(100_000)).write(to: URL(fileURLWithPath: aliceFiles + "/a.bin"))
+        try Data(SecureRandom.bytes(100_000)).write(to: URL(fileURLWithPath: aliceFiles + "/b.bin"))
+
+        // The receiver cancels its download: the file can be accepted again.
+        try await alice.cmd("/_send @\(bobId) json " + composedFile("a.bin"))
+        let offerA = try await bob.event("newChatItems") { file($0) != nil }
+        let fa = try #require(fileId(offerA))
+        try await bob.event("rcvFileDescrReady", timeout: 60)
+        let rcvCancelled = try await bob.cmd("/fcancel \(fa)")
+        #expect(rcvCancelled["type"] as? String == "rcvFileCancelled")
+        try await bob.cmd("/freceive \(fa)")
+        try await bob.event("rcvFileComplete", timeout: 60)
+
+        // The sender cancels before Bob accepts.
+        let sent = try await alice.cmd("/_send @\(bobId) json " + composedFile("b.bin"))
+        let aliceFb = try #require(fileId(sent))
+        let offerB = try await bob.event("newChatItems") { file($0) != nil }
+        let fb = try #require(fileId(offerB))
+        try await alice.event("sndFileCompleteXFTP", timeout: 60) { eventFileId($0) == aliceFb }
+        let cancelled = try await alice.cmd("/fcancel \(aliceFb)")
+        #expect(cancelled["type"] as? String == "sndFileCancelled")
+        #expect((cancelled["sndFileTransfers"] as? [[String: Any]])?.count == 1)
+        #expect(eventFile(cancelled).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "sndCancelled")
+        #expect(errorTypeOf(try await alice.cmdError("/fcancel \(aliceFb)")) == "fileCancel")
+        let sndCancelled = try await bob.event("rcvFileSndCancelled", timeout: 30)
+        #expect(eventFile(sndCancelled).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "rcvCancelled")
+        #expect(errorTypeOf(try await bob.cmdError("/freceive \(fb)")) == "fileCancelled")
+        #expect(!FileManager.default.fileExists(atPath: bobFiles + "/b.bin"))
+
+        // Deleting a received item (for me) removes its file from the files folder.
+        let itemA = try #require(itemId(offerA))
+        #expect(FileManager.default.fileExists(atPath: bobFiles + "/a.bin"))
+        let aliceId = try #require(try await bob.contactIdOf("alice"))
+        try await bob.cmd("/_delete item @\(aliceId) \(itemA) internal")
+        #expect(!FileManager.default.fileExists(atPath: bobFiles + "/a.bin"))
+
+        await alice.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// The upload cannot reach the server; Alice's chat stops (closed) with the file unsent;
+    /// restarted, it resumes the upload and Bob receives the file.
+    @Test func uploadResumesAfterRestart() async throws {
+        let dir = NSTemporaryDirectory() + "file-resume-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let bytes = SecureRandom.bytes(1_200_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/big.bin"))
+
+        await xftp.pause()
+        try await alice.cmd("/_send @\(bobId) json " + composedFile("big.bin"))
+        let warning = try await alice.event("sndFileWarning", timeout: 60)
+        #expect(warning["errorMessage"] as? String != nil)
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        let fid = try #require(fileId(offer))
+        try await bob.cmd("/freceive \(fid)")
+        await alice.c.close()
+
+        try await xftp.resume()
+        let (alice2, _) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address, create: false)
+        try await alice2.event("sndFileCompleteXFTP", timeout: 90)
+        try await bob.event("rcvFileComplete", timeout: 90)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/big.bin"))) == bytes)
+
+        await alice2.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// Bob's download cannot reach the server; his chat stops mid-transfer; restarted, the
+    /// download resumes and completes. Carol accepts files under 1 MB without a command.
+    @Test func downloadResumesAfterRestartAndAutoAccept() async throws {
+        let dir = NSTemporaryDirectory() + "file-resume-rcv-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let carolFiles = dir + "/carol-files"
+        try FileManager.default.createDirectory(atPath: carolFiles, withIntermediateDirectories: true)
+        let carol = try await Client("carol", dir: dir, server: server) { config in
+            config.filesFolder = carolFiles
+            config.defaultXFTPServers = [xftp.address]
+            config.autoAcceptFileSize = 1_000_000
+        }
+        let (bobId, _) = try await connect(alice, bob)
+        let (carolId, _) = try await connect(alice, carol)
+        let bytes = SecureRandom.bytes(600_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: aliceFiles + "/pic.png"))
+
+        try await alice.cmd("/_send @\(carolId) json " + composedFile("pic.png"))
+        let auto = try await carol.event("rcvFileAccepted", timeout: 30)
+        #expect(eventFile(auto)?["fileName"] as? String == "pic.png")
+        try await carol.event("rcvFileComplete", timeout: 60)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: carolFiles + "/pic.png"))) == bytes)
+
+        try await alice.cmd("/_send @\(bobId) json " + composedFile("pic.png"))
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        let fid = try #require(fileId(offer))
+        try await bob.event("rcvFileDescrReady", timeout: 60)
+        await xftp.pause()
+        try await bob.cmd("/freceive \(fid)")
+        try await bob.event("rcvFileWarning", timeout: 60)
+        await bob.c.close()
+        try await xftp.resume()
+        let (bob2, _) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address, create: false)
+        try await bob2.event("rcvFileComplete", timeout: 90)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/pic.png"))) == bytes)
+
+        await alice.c.close()
+        await bob2.c.close()
+        await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// A file whose name has control characters and a leading dot arrives under a clean name
+    /// inside Bob's files folder.
+    @Test func hostileFileNameStaysInFilesFolder() async throws {
+        let dir = NSTemporaryDirectory() + "file-names-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let hostile = ".evil\u{1B}[31m\u{7}name.txt"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: aliceFiles + "/" + hostile))
+        let escaped = String(data: try JSONEncoder().encode(hostile), encoding: .utf8)!.dropFirst().dropLast()
+        try await alice.cmd("/_send @\(bobId) json " + composedFile(String(escaped)))
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        #expect(file(offer)?["fileName"] as? String == "evil[31mname.txt")
+        try await bob.cmd("/freceive \(try #require(fileId(offer)))")
+        let done = try await bob.event("rcvFileComplete", timeout: 60)
+        #expect((eventFile(done)?["fileSource"] as? [String: Any])?["filePath"] as? String == "evil[31mname.txt")
+        #expect(FileManager.default.fileExists(atPath: bobFiles + "/evil[31mname.txt"))
+
+        await alice.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+}
+
+/// File names and places without the network.
+struct FileNameTests {
+    @Test func sanitizedNames() {
+        #expect(FileNames.sanitized("../../x") == "x")
+        #expect(FileNames.sanitized("/etc/passwd") == "passwd")
+        #expect(FileNames.sanitized("..\\..\\windows\\evil.exe") == "evil.exe")
+        #expect(FileNames.sanitized("a\u{0}b\u{1B}c\nd\u{7F}e\u{202E}f.txt") == "abcdef.txt")
+        #expect(FileNames.sanitized("..") == "_")
+        #expect(FileNames.sanitized("") == "_")
+        #expect(FileNames.sanitized("dir/") == "dir")
+        #expect(FileNames.sanitized(" .hidden ") == "hidden")
+        #expect(FileNames.sanitized(String(repeating: "é", count: 300)).utf8.count <= 255)
+    }
+
+    @Test func uniqueNamesStayInTheFolder() throws {
+        let dir = NSTemporaryDirectory() + "file-names-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let first = FileNames.unique(in: dir, "a.tar.gz")
+        #expect(first == dir + "/a.tar.gz")
+        FileManager.default.createFile(atPath: first, contents: nil)
+        #expect(FileNames.unique(in: dir, "a.tar.gz") == dir + "/a.tar_1.gz")
+        for name in ["../../x", "/etc/passwd", "..", "\u{1B}"] {
+            #expect(FileNames.isInside(FileNames.unique(in: dir, FileNames.sanitized(name)), dir))
+        }
+        #expect(!FileNames.isInside(dir + "/../x", dir))
+    }
+
+    @Test func descriptionPartsAndRecipientCounts() {
+        let text = String(repeating: "a", count: 30_001)
+        let parts = ChatController.splitFileDescr(text)
+        #expect(parts.map(\.fileDescrPartNo) == [1, 2, 3])
+        #expect(parts.map(\.fileDescrComplete) == [false, false, true])
+        #expect(parts.map(\.fileDescrText).joined() == text && parts[0].fileDescrText.count == 14000)
+        #expect(ChatController.splitFileDescr("x").count == 1)
+        #expect([0, 1, 3, 4, 5, 9, 16, 17].map(ChatController.roundedFDCount) == [4, 4, 4, 4, 8, 16, 16, 32])
+    }
+
+    @Test func fileCommandsParseAndPrint() throws {
+        let cases: [(String, ChatCommand)] = [
+            ("/freceive 7", .receiveFile(fileId: 7, userApprovedRelays: false, storeEncrypted: nil, fileInline: nil, filePath: nil)),
+            ("/freceive 7 approved_relays=on encrypt=off inline=on /tmp/x y", .receiveFile(fileId: 7, userApprovedRelays: true, storeEncrypted: false, fileInline: true, filePath: "/tmp/x y")),
+            ("/fr 3 encrypt=on", .receiveFile(fileId: 3, userApprovedRelays: false, storeEncrypted: true, fileInline: nil, filePath: nil)),
+            ("/fcancel 5", .cancelFile(fileId: 5)),
+            ("/fc 5", .cancelFile(fileId: 5)),
+            ("/fstatus 9", .fileStatus(fileId: 9)),
+            ("/_files_folder /tmp/files", .setFilesFolder(filePath: "/tmp/files")),
+            ("/_files_encrypt on", .apiSetEncryptLocalFiles(enable: true)),
+        ]
+        for (text, cmd) in cases {
+            #expect(try ChatCommand(parsing: text) == cmd)
+            #expect(try ChatCommand(parsing: cmd.commandString) == cmd)
+        }
+        #expect(throws: ChatError.self) { try ChatCommand(parsing: "/freceive x") }
+        #expect(throws: ChatError.self) { try ChatCommand(parsing: "/fcancel") }
+    }
+
+    @Test func fileEventsKeepTheirTags() throws {
+        // An incomplete file event is a decoding error (as any other event), never a crash.
+        #expect(throws: (any Error).self) { try ChatJSON.decode(ChatEvent.self, from: #"{"type":"rcvFileDescrReady","user":{},"chatItem":{}}"#) }
+        #expect(throws: (any Error).self) { try ChatJSON.decode(ChatResponse.self, from: #"{"type":"rcvFileAccepted"}"#) }
+        let status = RcvFileStatus.accepted(filePath: "a.txt")
+        #expect(String(decoding: try ChatJSON.encode(status), as: UTF8.self).contains(#""filePath":"a.txt""#))
+        #expect(try ChatJSON.decode(RcvFileStatus.self, from: #"{"type":"cancelled"}"#) == .cancelled(filePath_: nil))
+    }
+}
+
+extension Client {
+    /// The contact id of `name` in this client's contacts.
+    func contactIdOf(_ name: String) async throws -> Int64? {
+        let r = try await cmd("/_contacts 1")
+        let contacts = (r["contacts"] as? [[String: Any]]) ?? []
+        return contacts.first { ($0["localDisplayName"] as? String) == name }.flatMap { ($0["contactId"] as? NSNumber)?.int64Value }
+    }
+}
+
+/// `a` invites `b`: each one's contact id of the other.
+private func connect(_ a: Client, _ b: Client) async throws -> (Int64, Int64) {
+    let inv = try await a.cmd("/_connect 1")
+    let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+    try await b.cmd("/connect \(link)")
+    let ea = try await a.event("contactConnected", timeout: 30), eb = try await b.event("contactConnected", timeout: 30)
+    return (try #require(contactId(ea)), try #require(contactId(eb)))
+}
+
+/// Local encrypted files against simplexmq's own secretbox bytes (refvectors crypto_primitives.json,
+/// `sbEncryptNoPad/hello`): the file is the ciphertext then the tag of that secretbox.
+struct LocalFileCryptoTests {
+    static func hex(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = s.startIndex
+        while i < s.endIndex {
+            let j = s.index(i, offsetBy: 2)
+            out.append(UInt8(s[i..<j], radix: 16)!)
+            i = j
+        }
+        return out
+    }
+
+    @Test func matchesTheReferenceSecretBox() throws {
+        let key = Self.hex("76e8d1866d4df1fa5d4e478ea866ff91961f8868f1671203423b693b3c129fca")
+        let nonce = Self.hex("7bfa32564fcae2f2d8c8165a9a691e0b588d9c8c69049c2b")
+        let box = Self.hex("e0543b6bf304313d325f16853c13389afb57d1859d")
+        let dir = NSTemporaryDirectory() + "local-crypto-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: dir + "/plain"))
+        let args = CryptoFileArgs(fileKey: Base64URL.encode(key), fileNonce: Base64URL.encode(nonce))
+        try LocalFileCrypto.encrypt(from: dir + "/plain", to: dir + "/enc", args)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/enc"))) == Array(box[16...]) + Array(box[..<16]))
+        try LocalFileCrypto.decrypt(from: dir + "/enc", to: dir + "/dec", args)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/dec")) == Data("hello".utf8))
+        // A changed byte fails and leaves nothing.
+        var bad = Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/enc")))
+        bad[0] ^= 1
+        try Data(bad).write(to: URL(fileURLWithPath: dir + "/bad"))
+        #expect(throws: XFTPFileError.self) { try LocalFileCrypto.decrypt(from: dir + "/bad", to: dir + "/out", args) }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+    }
+}
