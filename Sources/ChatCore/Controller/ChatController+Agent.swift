@@ -343,7 +343,9 @@ extension ChatController {
             }
             var rejected: ChatFeature?
             if case .voice = container.content, let c = contactNow, !c.mergedPreferences.enabled(.voice).forContact { rejected = .voice }
-            let itemId = try storeReceived(userId: userId, contactId: contactId, meta: meta, shared: shared, container, rejected: rejected)
+            let itemId = try contactNow.flatMap { c throws(ChatError) in
+                try storeReceivedItem(user: user, .contact(c), meta: meta, itemTs: Double(meta.brokerTs), shared: shared, container, rejected: rejected)
+            }
             wantsReceipt = true
             // The offered file (issue 15), on the item before it is shown.
             let file = rejected == nil ? try itemId.flatMap { id throws(ChatError) in
@@ -354,41 +356,12 @@ extension ChatController {
             }
             if let file { await autoAcceptFile(file.0, size: file.1) }
         case .msgUpdate(let u):
-            if let (itemId, r) = try receivedItem(contactId, u.msgId.base64url, sent: false),
-                (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
-                let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
-                try store.write { db in try db.updateItemContent(itemId, text: u.content.text, contentJSON: contentJSON, live: nil, at: Self.now) }
-                if let contact = try store.read({ db in try self.contact(db, contactId) }) {
-                    emit(.chatItemUpdated(user: user, chatItem: try aItem(contact, itemId)))
-                }
-            }
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { try receiveUpdate(user: user, .contact(c), u) }
         case .msgDel(let msgId, _, _):
-            if let (itemId, _) = try receivedItem(contactId, msgId.base64url, sent: false),
-                let contact = try store.read({ db in try self.contact(db, contactId) }) {
-                let before = try aItem(contact, itemId)
-                // Full deletion allowed for the contact: the item goes; otherwise it is marked.
-                // Its file stops either way (issue 15).
-                cancelItemFile(itemId, deleteLocal: contact.mergedPreferences.enabled(.fullDelete).forContact)
-                if contact.mergedPreferences.enabled(.fullDelete).forContact {
-                    try store.write { db in try db.deleteChatItem(itemId) }
-                    emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: nil)],
-                                           byUser: false, timed: false))
-                    break
-                }
-                try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .direct))
-                emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try aItem(contact, itemId))],
-                                       byUser: false, timed: false))
-            }
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { try receiveDelete(user: user, .contact(c), msgId.base64url, authorMemberId: nil) }
         case .msgReact(let msgId, _, _, let reaction, let add):
-            // The peer reacts to one of our items or theirs: look the shared id up in both.
-            if let (itemId, r) = try receivedItem(contactId, msgId.base64url, sent: nil),
-                let contact = try store.read({ db in try self.contact(db, contactId) }),
-                contact.mergedPreferences.enabled(.reactions).forContact {
-                try setReaction(itemId, try json(reaction), sent: false, add: add)
-                let item = try chatItem(itemId)
-                let cr = CIReaction(chatDir: .directRcv, chatItem: item, sentAt: Self.ts(Double(meta.brokerTs)), reaction: reaction)
-                _ = r
-                emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .direct(contact: contact), chatReaction: cr)))
+            if let c = try store.read({ db in try self.contact(db, contactId) }) {
+                try receiveReaction(user: user, .contact(c), msgId, authorMemberId: nil, reaction, add: add, sentAt: Double(meta.brokerTs))
             }
         case .info(let profile):
             let change = try store.write { db -> (Contact, Contact)? in
@@ -430,42 +403,6 @@ extension ChatController {
             do throws(AgentError) { try await agent.ackMessage(connId: agentConnId, msgId: msgId, receipt: receipt) } catch {
                 self.emit(.chatError(chatError: Self.agentError(error, connId: agentConnId)))
             }
-        }
-    }
-
-    /// Stores a received x.msg.new once (by its shared id), with its quote and timer.
-    private func storeReceived(userId: Int64, contactId: Int64, meta: MsgMeta, shared: String?, _ container: MsgContainer,
-                               rejected: ChatFeature? = nil) throws(ChatError) -> Int64? {
-        let contentJSON = try json(rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content))
-        let newStatus = try json(CIStatus.rcvNew)
-        let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
-        let now = Self.now
-        var item = NewChatItem(userId: userId, contactId: contactId, sent: false, itemTs: Double(meta.brokerTs), text: container.content.text,
-                               contentJSON: contentJSON, statusJSON: newStatus, sharedMsgId: shared, agentMsgId: meta.agentMsgId)
-        item.forwarded = container.forward
-        item.live = container.live ?? false
-        item.ttl = container.ttl
-        item.deleteAt = container.ttl.map { now + Double($0) }
-        item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
-        item.quotedSent = container.quote.map { !$0.msgRef.sent }
-        item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
-        item.quotedContentJSON = quotedContent
-        // One transaction per received message: the duplicate check, the quote and the item.
-        return try store.write { db -> Int64? in
-            if let shared, try db.hasReceivedContactItem(contactId, sharedMsgId: shared) { return nil }
-            if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
-                // The peer's "sent" is from its side: its sent item is our received one.
-                item.quotedItemId = try db.contactItemId(contactId, sharedMsgId: qid, sent: !q.msgRef.sent)
-            }
-            return try db.insertChatItem(item, at: now)
-        }
-    }
-
-    /// An item of the contact's chat by shared message id; `sent` nil matches either direction.
-    private func receivedItem(_ contactId: Int64, _ shared: String, sent: Bool?) throws(ChatError) -> (Int64, Row)? {
-        try store.read { db -> (Int64, Row)? in
-            guard let r = try db.contactItemRow(contactId, sharedMsgId: shared, sent: sent) else { return nil }
-            return (r["chat_item_id"], r)
         }
     }
 

@@ -330,7 +330,7 @@ extension ChatController {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
                 return nil
             }
-            if let itemId = try storeGroupReceived(user: user, g, sender, meta: meta, itemTs: itemTs, shared: shared, container) {
+            if let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container) {
                 // The offered file (issue 15), on the item before it is shown.
                 let file = try receivedMessageFile(container.file, userId: user.userId, contactId: nil, groupId: g.groupId, sender: sender,
                                                    itemId: itemId, shared: shared)
@@ -339,31 +339,11 @@ extension ChatController {
             }
             return author == nil ? [] : nil
         case .msgUpdate(let u):
-            if let (itemId, r) = try groupReceivedItem(g.groupId, authorGmId: sender.groupMemberId, u.msgId.base64url),
-                (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content {
-                let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
-                try store.write { db in
-                    try db.editItemContent(itemId, text: u.content.text, contentJSON: contentJSON, at: Self.now)
-                }
-                emit(.chatItemUpdated(user: user, chatItem: try groupItem(g.groupId, itemId)))
-            }
+            try receiveUpdate(user: user, .member(g, sender), u)
         case .msgDel(let msgId, let memberId, _):
-            try groupMessageDeleted(user: user, g, sender, msgId.base64url, authorMemberId: memberId?.base64url)
+            try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url)
         case .msgReact(let msgId, let memberId, _, let reaction, let add):
-            let mine = memberId?.base64url == g.membership.memberId
-            let author = mine ? nil : try memberId.flatMap { id throws(ChatError) in try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: id.base64url) } }
-            let row = try store.read { db -> Row? in
-                if mine { return try db.sentGroupItemRow(g.groupId, sharedMsgId: msgId.base64url) }
-                guard let author else { return nil }
-                return try db.memberGroupItemRow(g.groupId, groupMemberId: author.groupMemberId, sharedMsgId: msgId.base64url)
-            }
-            if let row {
-                let itemId: Int64 = row["chat_item_id"]
-                let reactionJSON = try json(reaction)
-                try store.write { db in try db.setMemberReaction(itemId, reactionJSON: reactionJSON, reactor: sender.memberId, add: add, at: Self.now) }
-                let cr = CIReaction(chatDir: .groupRcv(groupMember: sender), chatItem: try chatItem(itemId), sentAt: Self.ts(itemTs), reaction: reaction)
-                emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatReaction: cr)))
-            }
+            try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs)
         case .info(let profile), .grpLinkMem(let profile):
             try updateMemberProfile(sender, profile)
         case .grpMemNew(let info):
@@ -429,79 +409,6 @@ extension ChatController {
             break
         }
         return nil
-    }
-
-    /// Stores a member's x.msg.new once (by author and shared ID); blocked members' messages
-    /// are kept but marked blocked, as simplex-chat does.
-    private func storeGroupReceived(user: User, _ g: GroupInfo, _ sender: GroupMember, meta: MsgMeta, itemTs: Double, shared: String?,
-                                    _ container: MsgContainer) throws(ChatError) -> Int64? {
-        let contentJSON = try json(CIContent.rcvMsgContent(msgContent: container.content))
-        let newStatus = try json(CIStatus.rcvNew)
-        let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
-        var deleted: String?
-        if sender.blockedByAdmin {
-            deleted = try json(CIDeleted.blockedByAdmin(deletedTs: Self.ts(Self.now)))
-        } else if !sender.memberSettings.showMessages {
-            deleted = try json(CIDeleted.blocked(deletedTs: Self.ts(Self.now)))
-        }
-        let now = Self.now
-        let quotedAuthor = container.quote?.msgRef.memberId?.base64url
-        var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
-                               text: container.content.text, contentJSON: contentJSON, statusJSON: newStatus, sharedMsgId: shared,
-                               agentMsgId: meta.agentMsgId, deletedJSON: deleted)
-        item.forwarded = container.forward
-        item.live = container.live ?? false
-        item.ttl = container.ttl
-        item.deleteAt = container.ttl.map { now + Double($0) }
-        item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
-        item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
-        item.quotedContentJSON = quotedContent
-        item.quotedMemberId = quotedAuthor
-        return try store.write { db -> Int64? in
-            if let shared, try db.hasMemberItem(g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: shared) { return nil }
-            if let q = container.quote, let qid = q.msgRef.msgId?.base64url {
-                let ours = quotedAuthor == g.membership.memberId
-                item.quotedSent = ours
-                item.quotedItemId = try ours ? db.sentGroupItemId(g.groupId, sharedMsgId: qid)
-                    : quotedAuthor.flatMap { try db.memberGroupItemId(g.groupId, memberId: $0, sharedMsgId: qid) }
-            }
-            return try db.insertChatItem(item, at: now)
-        }
-    }
-
-    private func groupReceivedItem(_ groupId: Int64, authorGmId: Int64, _ shared: String) throws(ChatError) -> (Int64, Row)? {
-        try store.read { db -> (Int64, Row)? in
-            guard let r = try db.memberGroupItemRow(groupId, groupMemberId: authorGmId, sharedMsgId: shared) else { return nil }
-            return (r["chat_item_id"], r)
-        }
-    }
-
-    /// x.msg.del: the author deletes its own message, or a moderator deletes someone's.
-    private func groupMessageDeleted(user: User, _ g: GroupInfo, _ sender: GroupMember, _ shared: String, authorMemberId: String?) throws(ChatError) {
-        let itemRow: Row?
-        let mark: CIDeleted
-        if authorMemberId == nil || authorMemberId == sender.memberId {
-            itemRow = try groupReceivedItem(g.groupId, authorGmId: sender.groupMemberId, shared)?.1
-            mark = .deleted(deletedTs: Self.ts(Self.now), chatType: .group)
-        } else {
-            let target: GroupMember? = authorMemberId == g.membership.memberId ? g.membership
-                : try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: authorMemberId ?? "") }
-            guard let target, sender.memberRole >= .moderator, sender.memberRole >= target.memberRole else {
-                return reportMessageError(g, "x.msg.del with insufficient member permissions")
-            }
-            itemRow = try store.read { db in
-                target.memberCategory == .user
-                    ? try db.sentGroupItemRow(g.groupId, sharedMsgId: shared)
-                    : try db.memberGroupItemRow(g.groupId, groupMemberId: target.groupMemberId, sharedMsgId: shared)
-            }
-            mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: sender)
-        }
-        guard let r = itemRow else { return }
-        let itemId: Int64 = r["chat_item_id"]
-        let before = try groupItem(g.groupId, itemId)
-        try markDeleted(itemId, mark)
-        emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try groupItem(g.groupId, itemId))],
-                               byUser: false, timed: false))
     }
 
     // MARK: introductions

@@ -129,12 +129,6 @@ extension Database {
                          arguments: [groupId, groupMemberId, sharedMsgId])
     }
 
-    /// A member's edit of its message.
-    func editItemContent(_ itemId: Int64, text: String, contentJSON: String, at now: Double) throws {
-        try run("UPDATE chat_items SET item_text = ?, item_content = ?, item_edited = 1, updated_at = ? WHERE chat_item_id = ?",
-                [text, contentJSON, now, itemId])
-    }
-
     /// A reaction of a member (`reactor`: its member id) to an item, added or taken back.
     func setMemberReaction(_ itemId: Int64, reactionJSON: String, reactor: String, add: Bool, at now: Double) throws {
         if add {
