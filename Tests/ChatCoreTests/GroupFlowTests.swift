@@ -253,6 +253,28 @@ private struct Team {
         }
     }
 
+    /// Chat version 7: a changed profile reaches members we have no contact with, sent with our
+    /// next group message (simplex-chat `sendGroupMessages`), once.
+    @Test func profileChangeReachesMembersWithTheNextMessage() async throws {
+        try await withFlow("group-profile") { flow in
+            let t = try await Team.make(flow)
+            // Carol knows Bob only as a member: his profile can reach her only through the group.
+            try await t.bob.run(.apiUpdateProfile(userId: 1, profile: Profile(displayName: "bob", fullName: "Bob B")))
+            try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("new profile")))
+            try await t.carol.next("bob's profile") { e -> Bool? in
+                if case .groupMemberUpdated(_, _, let from, let to) = e, from.memberProfile.displayName == "bob",
+                    to.memberProfile.profile.fullName == "Bob B" { true } else { nil }
+            }
+            try await t.carol.next("the message after it", received("new profile"))
+            let sentMark = "SELECT count(*) FROM groups WHERE user_member_profile_sent_at IS NOT NULL"
+            #expect(try await t.bob.c.testCount(sentMark) == 1)
+            // Sent once: the mark is now after the change, so the next message goes alone.
+            #expect(try await t.bob.c.testCount("SELECT count(*) FROM groups g JOIN users u ON u.user_id = g.user_id WHERE g.user_member_profile_sent_at >= u.user_member_profile_updated_at") == 1)
+            try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("again")))
+            try await t.carol.next("second message", received("again"))
+        }
+    }
+
     /// Removal (the removed member cannot send), leaving, and deleting the group.
     @Test func removalLeavingAndDeletion() async throws {
         try await withFlow("group-removal") { flow in

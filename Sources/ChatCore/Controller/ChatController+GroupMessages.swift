@@ -44,6 +44,7 @@ extension ChatController {
     @discardableResult
     func sendGroupEvent(_ groupId: Int64, _ event: ChatMsgEvent, excluding: Set<Int64> = [], msgId: SharedMsgId = SharedMsgId.random(),
                         itemId: Int64? = nil) async -> [(gmId: Int64, agentConnId: String, msgId: Int64)] {
+        if case .info = event {} else { await sendProfileUpdateIfNeeded(groupId) }
         guard let body = try? chatMessage(event, msgId: msgId), let recipients = try? groupRecipients(groupId, excluding: excluding) else { return [] }
         storePending(groupId, event, body, itemId: itemId)
         var sent: [(Int64, String, Int64)] = []
@@ -56,6 +57,20 @@ extension ChatController {
             }
         }
         return sent
+    }
+
+    /// Chat version 7 (simplex-chat `sendGroupMessages`): a group that has not had our changed
+    /// profile yet gets it (x.info, without contact link and preferences) before our next message,
+    /// sent to the members whose connection is ready and of version 7 or later. Never for an
+    /// incognito membership. A failure is reported and does not stop the message.
+    func sendProfileUpdateIfNeeded(_ groupId: Int64) async {
+        guard (try? store.read({ db in try db.groupNeedsUserProfile(groupId: groupId) })) == true, let g = try? groupInfo(groupId) else { return }
+        let event = ChatMsgEvent.info(membershipProfile(g))
+        for (_, conn) in (try? groupRecipients(groupId)) ?? [] {
+            guard let version = try? negotiated(conn).version, version >= ChatProtocolVersion.memberProfileUpdate else { continue }
+            do { for id in try await sendEvents(conn, [event], batched: false) { dropStatus(conn, id) } } catch { emit(.chatError(chatError: error)) }
+        }
+        do { try store.write { db in try db.markUserProfileSentToGroup(groupId: groupId, at: Self.now) } } catch { emit(.chatError(chatError: error)) }
     }
 
     /// Members still connecting get a message when their connection is ready (simplex-chat's

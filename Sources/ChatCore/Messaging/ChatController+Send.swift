@@ -101,6 +101,7 @@ extension ChatController {
             if let failure { throw failure }
             return ids.compactMap { $0 }
         case .group(let g):
+            await sendProfileUpdateIfNeeded(g.groupId)
             let pending = pendingMembers(g.groupId, forwardable: true)
             var deliveries: [Delivery] = []
             for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] {

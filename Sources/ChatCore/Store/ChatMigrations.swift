@@ -107,6 +107,13 @@ enum ChatMigrations {
                 """)
         }
         m.registerMigration("m20261124_files", migrate: files)
+        // Chat version 7: when the user's profile changed, and when it was last sent to each group.
+        m.registerMigration("m20261124_member_profile_updates") { db in
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN user_member_profile_updated_at REAL;
+                ALTER TABLE groups ADD COLUMN user_member_profile_sent_at REAL;
+                """)
+        }
         return m
     }
 

@@ -42,11 +42,33 @@ extension Database {
     }
 
     func updateUserProfile(userId: Int64, localDisplayName: String, _ p: Profile) throws {
+        try markUserMemberProfileUpdated(userId: userId, at: Date().timeIntervalSince1970)
         try cachedStatement(sql: """
             UPDATE users SET local_display_name = ?, display_name = ?, full_name = ?, short_descr = ?, image = ?, contact_link = ?,
               preferences = ?, peer_type = ?
             WHERE user_id = ?
             """).execute(arguments: [localDisplayName, p.displayName, p.fullName, p.shortDescr, p.image, p.contactLink,
                                      try p.preferences.map { try ChatJSON.string($0) }, p.peerType?.rawValue, userId])
+    }
+
+    /// Marks the user's profile as changed for groups (chat version 7 sends it with the next message).
+    func markUserMemberProfileUpdated(userId: Int64, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE users SET user_member_profile_updated_at = ? WHERE user_id = ?").execute(arguments: [now, userId])
+    }
+
+    /// Whether the group has not had the user's current profile yet: changed after it was last
+    /// sent there, and our membership is not incognito (simplex-chat `shouldSendProfileUpdate`).
+    func groupNeedsUserProfile(groupId: Int64) throws -> Bool {
+        try Bool.fetchOne(cachedStatement(sql: """
+            SELECT u.user_member_profile_updated_at IS NOT NULL
+              AND (g.user_member_profile_sent_at IS NULL OR g.user_member_profile_sent_at < u.user_member_profile_updated_at)
+              AND NOT EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = g.group_id AND m.member_category = 'user'
+                              AND m.member_profile_id IS NOT NULL)
+            FROM groups g JOIN users u ON u.user_id = g.user_id WHERE g.group_id = ?
+            """), arguments: [groupId]) == true
+    }
+
+    func markUserProfileSentToGroup(groupId: Int64, at now: Double) throws {
+        try cachedStatement(sql: "UPDATE groups SET user_member_profile_sent_at = ? WHERE group_id = ?").execute(arguments: [now, groupId])
     }
 }
