@@ -57,6 +57,12 @@ struct SMPBench: AsyncParsableCommand {
     @Option(help: "Path of the smp-server executable (default: next to smp-bench).")
     var serverBinary: String?
 
+    @Option(parsing: .upToNextOption, help: "Group sizes for the fan-out figure (default 100 1000, quick 100).")
+    var fanout: [Int] = []
+
+    @Flag(help: "Skip the fan-out figure.")
+    var skipFanout = false
+
     @Flag(help: "Skip the relay throughput figures.")
     var skipRelay = false
 
@@ -136,6 +142,24 @@ struct SMPBench: AsyncParsableCommand {
                   + " of the floor's ceiling (target >= 0.7)")
             print("     (for comparison: this build's whole transport stack costs ~\(format(floor.echoDerivedTransportMicros)) us"
                   + " per delivery's 5 blocks, from the echo rate)")
+        }
+
+        if !skipFanout {
+            print("")
+            let sizes = fanout.isEmpty ? (quick ? [100] : [100, 1000]) : fanout
+            let floor = try CryptoFloor.measure(bodySize: bodySize, echoBlocksPerSecond: echo.blocksPerSecond, cores: threads)
+            print("e. Group fan-out: one \(bodySize)-byte message to every member (one SEND per member's queue, signed),")
+            print("   members' queues spread over 4 in-process relays (1 sender + 1 recipient connection each), until every MSG arrived")
+            print("   " + pad("members", 9) + pad("seconds", 10) + pad("floor s", 10) + pad("floor/seconds", 15) + pad("errors", 8) + "target")
+            for n in sizes {
+                let r = try await FanoutBenchmark.run(members: n, relays: 4, bodySize: bodySize, serverGroup: serverGroup, group: group)
+                // The floor: the protocol's required CPU per delivery (as in b), for n deliveries on all cores.
+                let floorSeconds = Double(n) * floor.totalMicros / 1e6 / Double(threads)
+                let target = n >= 1000 ? (r.seconds < 2 ? "< 2 s met" : "< 2 s MISSED") : "-"
+                print("   " + pad("\(n)", 9) + pad(format(r.seconds, 3), 10) + pad(format(floorSeconds, 3), 10)
+                      + pad(format(floorSeconds / r.seconds, 3), 15) + pad("\(r.errors)", 8) + target)
+                fflush(nil)
+            }
         }
 
         if !skipMemory {
