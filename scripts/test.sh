@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in libssl-dev libsqlite3-dev libsodium-dev libzstd-dev pkg-config; do
+for pkg in libssl-dev libsqlite3-dev libsodium-dev libzstd-dev pkg-config openssl; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

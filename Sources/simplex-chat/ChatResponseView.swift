@@ -82,6 +82,18 @@ extension ChatView {
             return "user profile did not change"
         case .contactPrefsUpdated(_, _, let to):
             return "\(to.localDisplayName): preferences are updated"
+        case .contactSwitchStarted(_, let c, _):
+            return "\(c.localDisplayName): you started changing address"
+        case .groupMemberSwitchStarted(_, let g, let m, _):
+            return "#\(g.localDisplayName): you started changing address for \(m.localDisplayName)"
+        case .contactSwitchAborted(_, let c, _):
+            return "\(c.localDisplayName): you aborted changing address"
+        case .groupMemberSwitchAborted(_, let g, let m, _):
+            return "#\(g.localDisplayName): you aborted changing address for \(m.localDisplayName)"
+        case .contactRatchetSyncStarted(_, let c, _):
+            return "\(c.localDisplayName): connection synchronization started"
+        case .groupMemberRatchetSyncStarted(_, let g, let m, _):
+            return "#\(g.localDisplayName) \(m.localDisplayName): connection synchronization started"
         case .contactAliasUpdated(_, let to):
             return to.profile.localAlias.isEmpty ? "\(to.localDisplayName): alias removed" : "\(to.localDisplayName): alias set to \(to.profile.localAlias)"
         case .connectionAliasUpdated(_, let conn):

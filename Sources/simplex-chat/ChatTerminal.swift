@@ -562,9 +562,39 @@ actor ChatTerminal {
             output("\(t) message error: \(severity) \(message)")
         case .file(let f):
             if let line = ChatView.describe(fileEvent: f) { output("\(t) \(line)") }
+        case .contactRatchetSync(_, let c, let progress):
+            output("\(t) \(c.localDisplayName): \(Self.syncText(progress.ratchetSyncStatus))")
+        case .groupMemberRatchetSync(_, let g, let m, let progress):
+            output("\(t) #\(g.localDisplayName) \(m.localDisplayName): \(Self.syncText(progress.ratchetSyncStatus))")
+        case .contactSwitch(_, let c, let p):
+            if let line = Self.switchLine(c.localDisplayName, p) { output("\(t) \(line)") }
+        case .groupMemberSwitch(_, let g, let m, let p):
+            if let line = Self.switchLine(m.localDisplayName, p) { output("\(t) #\(g.localDisplayName): \(line)") }
         case .chatItemNotChanged, .unknown:
             break
         }
+    }
+
+    /// simplex-chat `ratchetSyncStatusToText`.
+    static func syncText(_ s: RatchetSyncState) -> String {
+        switch s {
+        case .ok: "connection synchronized"
+        case .allowed: "decryption error (connection may be out of sync), synchronization allowed"
+        case .required: "decryption error (connection out of sync), synchronization required"
+        case .started: "connection synchronization started"
+        case .agreed: "connection synchronization agreed"
+        }
+    }
+
+    /// simplex-chat `viewContactSwitch`: only the start and the end are shown.
+    static func switchLine(_ name: String, _ p: SwitchProgress) -> String? {
+        let phase: String
+        switch p.switchPhase {
+        case .started: phase = "started changing address"
+        case .completed: phase = "changed address"
+        case .confirmed, .secured: return nil
+        }
+        return p.queueDirection == "rcv" ? "\(name): you \(phase)" : "\(name) \(phase) for you"
     }
 
     /// A subscription status as the API names it.

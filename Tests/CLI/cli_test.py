@@ -84,7 +84,10 @@ class WebSocket:
                         f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
-            head += self.s.recv(1)
+            b = self.s.recv(1)
+            if not b:
+                raise EOFError(f"connection closed during the WebSocket handshake: {head!r}")
+            head += b
         assert b" 101 " in head.split(b"\r\n")[0], head
         self.pending = []
 
@@ -459,6 +462,10 @@ try:
     carol.expect("#team alice> hello team")
     carol.type("#team hi bob")
     bob.expect("#team carol> hi bob")
+    # The embedded XFTP server runs beside the relay (port + 1): TLS with ALPN xftp/1.
+    r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{int(RELAY_PORT) + 1}", "-alpn", "xftp/1"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
+    check("ALPN protocol: xftp/1" in r.stdout, f"embedded XFTP server answers TLS with ALPN xftp/1: {r.stdout[-400:]} {r.stderr[-200:]}")
     print("terminal: ok")
 
     # A file with no set-up: the embedded relay's XFTP server carries it.
@@ -511,7 +518,7 @@ try:
     run_file_tests()
 
     # WebSocket API from this process.
-    ws_port = int(RELAY_PORT) + 1
+    ws_port = free_port()  # not RELAY_PORT + 1: the embedded XFTP server listens there
     bot = subprocess.Popen([BIN, "-d", f"{HOME}/bot", "--display-name", "bot", "--relay-port", RELAY_PORT, "-p", str(ws_port)],
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     line = b""

@@ -359,6 +359,8 @@ enum RTSamples {
     static let plainAddress = #"{"userContactLinkId":1,"connLinkContact":{"connFullLink":"simplex:/contact#/?v=2-7&smp=x"},"shortLinkDataSet":false,"shortLinkLargeDataSet":false,"addressSettings":{"businessAddress":true}}"#
     static let invLink = #"{"connFullLink":"simplex:/invitation#/?v=2-7&smp=x","connShortLink":"https://smp.example.com/i#abc/def"}"#
     static let userContact = #"{"userContactLinkId":1,"connReqContact":"simplex:/contact#/?v=2-7&smp=x"}"#
+    /// simplexmq `ConnectionStats` (defaultJSON) during a switch and a re-synchronization.
+    static let connStats = #"{"connAgentVersion":7,"rcvQueuesInfo":[{"rcvServer":"smp://a@b","status":"active","rcvSwitchStatus":"sending_qadd","canAbortSwitch":true,"subStatus":{"type":"active"}},{"rcvServer":"smp://c@d","status":"new","canAbortSwitch":false,"subStatus":{"type":"noSub"}}],"sndQueuesInfo":[{"sndServer":"smp://a@b","status":"active","sndSwitchStatus":"sending_qkey"}],"ratchetSyncState":"started","ratchetSyncSupported":true}"#
 
     /// `{"type": <type>, <fields>}`.
     static func obj(_ type: String, _ fields: String = "") -> String {
@@ -445,6 +447,12 @@ enum RTSamples {
         withUser("groupLink", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
         withUser("groupLinkDeleted", #""groupInfo":\#(groupInfo)"#),
         withUser("startedConnectionToGroup", #""groupInfo":\#(groupInfo),"customUserProfile":\#(bob)"#),
+        withUser("contactRatchetSyncStarted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
+        withUser("groupMemberRatchetSyncStarted", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionStats":\#(connStats)"#),
+        withUser("contactSwitchStarted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
+        withUser("groupMemberSwitchStarted", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionStats":\#(connStats)"#),
+        withUser("contactSwitchAborted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
+        withUser("groupMemberSwitchAborted", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionStats":\#(connStats)"#),
     ]
 
     static let events: [String] = [
@@ -498,6 +506,10 @@ enum RTSamples {
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo)"#),
         withUser("groupMemberUpdated", #""groupInfo":\#(groupInfo),"fromMember":\#(member),"toMember":\#(member)"#),
+        withUser("contactRatchetSync", #""contact":\#(contact),"ratchetSyncProgress":{"ratchetSyncStatus":"agreed","connectionStats":\#(connStats)}"#),
+        withUser("groupMemberRatchetSync", #""groupInfo":\#(groupInfo),"member":\#(member),"ratchetSyncProgress":{"ratchetSyncStatus":"ok","connectionStats":\#(connStats)}"#),
+        withUser("contactSwitch", #""contact":\#(contact),"switchProgress":{"queueDirection":"rcv","switchPhase":"started","connectionStats":\#(connStats)}"#),
+        withUser("groupMemberSwitch", #""groupInfo":\#(groupInfo),"member":\#(member),"switchProgress":{"queueDirection":"snd","switchPhase":"completed","connectionStats":\#(connStats)}"#),
     ]
 
     static let chatErrors: [String] = [
@@ -824,6 +836,12 @@ enum CaseNames {
         case .groupLinkDeleted: "groupLinkDeleted"
         case .startedConnectionToGroup: "startedConnectionToGroup"
         case .file: "file"
+        case .contactRatchetSyncStarted: "contactRatchetSyncStarted"
+        case .groupMemberRatchetSyncStarted: "groupMemberRatchetSyncStarted"
+        case .contactSwitchStarted: "contactSwitchStarted"
+        case .groupMemberSwitchStarted: "groupMemberSwitchStarted"
+        case .contactSwitchAborted: "contactSwitchAborted"
+        case .groupMemberSwitchAborted: "groupMemberSwitchAborted"
         case .unknown: nil
         }
     }
@@ -866,6 +884,10 @@ enum CaseNames {
         case .groupUpdated: "groupUpdated"
         case .groupMemberUpdated: "groupMemberUpdated"
         case .file: "file"
+        case .contactRatchetSync: "contactRatchetSync"
+        case .groupMemberRatchetSync: "groupMemberRatchetSync"
+        case .contactSwitch: "contactSwitch"
+        case .groupMemberSwitch: "groupMemberSwitch"
         case .unknown: nil
         }
     }

@@ -155,6 +155,18 @@ public enum ChatCommand: Sendable, Hashable {
     case apiConnectPreparedGroup(groupId: Int64, incognito: Bool, msgContent: MsgContent?)
     /// `/_delete member item #<groupId> <itemId>[,...]`: moderation of other members' messages.
     case apiDeleteMemberChatItem(groupId: Int64, chatItemIds: [Int64])
+    /// `/_sync @<contactId>[ force=on]`: re-synchronize the contact connection's ratchet.
+    case apiSyncContactRatchet(contactId: Int64, force: Bool)
+    /// `/_sync #<groupId> <groupMemberId>[ force=on]`: the same for a member's connection.
+    case apiSyncGroupMemberRatchet(groupId: Int64, groupMemberId: Int64, force: Bool)
+    /// `/_switch @<contactId>`: move our receiving queue of the contact's connection to a new one.
+    case apiSwitchContact(contactId: Int64)
+    /// `/_switch #<groupId> <groupMemberId>`.
+    case apiSwitchGroupMember(groupId: Int64, groupMemberId: Int64)
+    /// `/_abort switch @<contactId>`.
+    case apiAbortSwitchContact(contactId: Int64)
+    /// `/_abort switch #<groupId> <groupMemberId>`.
+    case apiAbortSwitchGroupMember(groupId: Int64, groupMemberId: Int64)
 
     // MARK: servers
     /// `/smp` or `/xftp`: the active user's servers.
@@ -372,6 +384,12 @@ extension ChatCommand {
         case .apiDeleteGroupLink(let g): return "/_delete link #\(g)"
         case .apiGetGroupLink(let g): return "/_get link #\(g)"
         case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
+        case .apiSyncContactRatchet(let id, let force): return "/_sync @\(id)" + (force ? " force=on" : "")
+        case .apiSyncGroupMemberRatchet(let g, let m, let force): return "/_sync #\(g) \(m)" + (force ? " force=on" : "")
+        case .apiSwitchContact(let id): return "/_switch @\(id)"
+        case .apiSwitchGroupMember(let g, let m): return "/_switch #\(g) \(m)"
+        case .apiAbortSwitchContact(let id): return "/_abort switch @\(id)"
+        case .apiAbortSwitchGroupMember(let g, let m): return "/_abort switch #\(g) \(m)"
         case .apiPrepareGroup(let id, let link, let data): return "/_prepare group \(id) " + link.commandString + " " + json(data)
         case .apiConnectPreparedGroup(let g, let inc, let mc):
             return "/_connect group #\(g)" + (inc ? " incognito=on" : "") + (mc.map { " json " + json($0) } ?? "")

@@ -601,6 +601,32 @@ enum CommandSyntax {
         Entry(name: "/_get link", prefixes: ["/_get link #"]) { s throws(CommandSyntaxError) in
             .apiGetGroupLink(groupId: try s.decimal("group ID"))
         },
+        Entry(name: "/_switch", prefixes: ["/_switch @"]) { s throws(CommandSyntaxError) in
+            .apiSwitchContact(contactId: try s.decimal("contact ID"))
+        },
+        Entry(name: "/_switch", prefixes: ["/_switch #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiSwitchGroupMember(groupId: g, groupMemberId: try s.decimal("member ID"))
+        },
+        Entry(name: "/_abort switch", prefixes: ["/_abort switch @"]) { s throws(CommandSyntaxError) in
+            .apiAbortSwitchContact(contactId: try s.decimal("contact ID"))
+        },
+        Entry(name: "/_abort switch", prefixes: ["/_abort switch #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiAbortSwitchGroupMember(groupId: g, groupMemberId: try s.decimal("member ID"))
+        },
+        Entry(name: "/_sync", prefixes: ["/_sync @"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("contact ID")
+            return .apiSyncContactRatchet(contactId: id, force: s.take(" force=on"))
+        },
+        Entry(name: "/_sync", prefixes: ["/_sync #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let m = try s.decimal("member ID")
+            return .apiSyncGroupMemberRatchet(groupId: g, groupMemberId: m, force: s.take(" force=on"))
+        },
         Entry(name: "/_delete member item", prefixes: ["/_delete member item #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")
             try s.expect(" ")

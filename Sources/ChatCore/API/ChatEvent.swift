@@ -37,6 +37,12 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case groupMemberUpdated(user: User, groupInfo: GroupInfo, fromMember: GroupMember, toMember: GroupMember)
     /// A file event (EVENTS.md "File events"), written as its own tag.
     case file(ChatFileEvent)
+    /// The ratchet re-synchronization state of a contact's connection changed (EVENTS.md).
+    case contactRatchetSync(user: User, contact: Contact, ratchetSyncProgress: RatchetSyncProgress)
+    case groupMemberRatchetSync(user: User, groupInfo: GroupInfo, member: GroupMember, ratchetSyncProgress: RatchetSyncProgress)
+    /// A queue switch of a contact's connection progressed (EVENTS.md).
+    case contactSwitch(user: User, contact: Contact, switchProgress: SwitchProgress)
+    case groupMemberSwitch(user: User, groupInfo: GroupInfo, member: GroupMember, switchProgress: SwitchProgress)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -80,6 +86,14 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"))
         case "groupMemberUpdated": self = try .groupMemberUpdated(user: c.v("user"), groupInfo: c.v("groupInfo"), fromMember: c.v("fromMember"), toMember: c.v("toMember"))
         case let t where ChatFileEvent.tags.contains(t): self = try .file(ChatFileEvent(from: decoder))
+        case "contactRatchetSync":
+            self = try .contactRatchetSync(user: c.v("user"), contact: c.v("contact"), ratchetSyncProgress: c.v("ratchetSyncProgress"))
+        case "groupMemberRatchetSync":
+            self = try .groupMemberRatchetSync(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                               ratchetSyncProgress: c.v("ratchetSyncProgress"))
+        case "contactSwitch": self = try .contactSwitch(user: c.v("user"), contact: c.v("contact"), switchProgress: c.v("switchProgress"))
+        case "groupMemberSwitch":
+            self = try .groupMemberSwitch(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), switchProgress: c.v("switchProgress"))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -271,6 +285,28 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(fromMember, "fromMember")
             try c.put(toMember, "toMember")
+        case .contactRatchetSync(let user, let contact, let progress):
+            try c.tag("contactRatchetSync")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(progress, "ratchetSyncProgress")
+        case .groupMemberRatchetSync(let user, let groupInfo, let member, let progress):
+            try c.tag("groupMemberRatchetSync")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(progress, "ratchetSyncProgress")
+        case .contactSwitch(let user, let contact, let progress):
+            try c.tag("contactSwitch")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(progress, "switchProgress")
+        case .groupMemberSwitch(let user, let groupInfo, let member, let progress):
+            try c.tag("groupMemberSwitch")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(progress, "switchProgress")
         case .unknown, .file: break
         }
     }

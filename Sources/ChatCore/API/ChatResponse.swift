@@ -62,6 +62,14 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case startedConnectionToGroup(user: User, groupInfo: GroupInfo, customUserProfile: Profile?)
     /// A file event (EVENTS.md "File events"), written as its own tag.
     case file(ChatFileResponse)
+    /// `/_sync @<contactId>` started a ratchet re-synchronization.
+    case contactRatchetSyncStarted(user: User, contact: Contact, connectionStats: ConnectionStats)
+    case groupMemberRatchetSyncStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
+    /// `/_switch` started moving our receiving queue; `/_abort switch` cancelled it.
+    case contactSwitchStarted(user: User, contact: Contact, connectionStats: ConnectionStats)
+    case groupMemberSwitchStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
+    case contactSwitchAborted(user: User, contact: Contact, connectionStats: ConnectionStats)
+    case groupMemberSwitchAborted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -125,6 +133,21 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupLinkDeleted": self = try .groupLinkDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "startedConnectionToGroup": self = try .startedConnectionToGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), customUserProfile: c.opt("customUserProfile"))
         case let t where ChatFileResponse.tags.contains(t): self = try .file(ChatFileResponse(from: decoder))
+        case "contactRatchetSyncStarted":
+            self = try .contactRatchetSyncStarted(user: c.v("user"), contact: c.v("contact"), connectionStats: c.v("connectionStats"))
+        case "groupMemberRatchetSyncStarted":
+            self = try .groupMemberRatchetSyncStarted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                                      connectionStats: c.v("connectionStats"))
+        case "contactSwitchStarted":
+            self = try .contactSwitchStarted(user: c.v("user"), contact: c.v("contact"), connectionStats: c.v("connectionStats"))
+        case "groupMemberSwitchStarted":
+            self = try .groupMemberSwitchStarted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                                 connectionStats: c.v("connectionStats"))
+        case "contactSwitchAborted":
+            self = try .contactSwitchAborted(user: c.v("user"), contact: c.v("contact"), connectionStats: c.v("connectionStats"))
+        case "groupMemberSwitchAborted":
+            self = try .groupMemberSwitchAborted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                                 connectionStats: c.v("connectionStats"))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -382,6 +405,29 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(customUserProfile, "customUserProfile")
+        case .contactRatchetSyncStarted(let user, let contact, let stats):
+            try c.tag("contactRatchetSyncStarted")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(stats, "connectionStats")
+        case .groupMemberRatchetSyncStarted(let user, let groupInfo, let member, let stats):
+            try c.tag("groupMemberRatchetSyncStarted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(stats, "connectionStats")
+        case .contactSwitchStarted(let user, let contact, let stats), .contactSwitchAborted(let user, let contact, let stats):
+            if case .contactSwitchStarted = self { try c.tag("contactSwitchStarted") } else { try c.tag("contactSwitchAborted") }
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(stats, "connectionStats")
+        case .groupMemberSwitchStarted(let user, let groupInfo, let member, let stats),
+            .groupMemberSwitchAborted(let user, let groupInfo, let member, let stats):
+            if case .groupMemberSwitchStarted = self { try c.tag("groupMemberSwitchStarted") } else { try c.tag("groupMemberSwitchAborted") }
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(stats, "connectionStats")
         case .unknown, .file: break
         }
     }

@@ -188,6 +188,8 @@ extension ChatController {
                 hostsUp[server] = true
                 emit(.hostConnected(protocol: "smp", transportHost: Self.host(server)))
             }
+        case .rsync(let state, let err, let stats): try ratchetSyncChanged(agentConnId, state, err, stats)
+        case .switchProgress(let dir, let phase, let stats): try queueSwitchChanged(agentConnId, dir, phase, stats)
         case .end, .del, .qcont:
             break
         }

@@ -179,13 +179,26 @@ extension ChatController {
             case .message: .message
             case .prohibited(let s): .prohibited(prohibitedErr: s)
             case .version: .version
-            case .crypto: .crypto(cryptoErr: .decryptCB)
+            case .crypto(let c): .crypto(cryptoErr: apiCryptoError(c))
             case .duplicate: .duplicate(droppedMsg_: nil)
+            case .queue(let s): .queue(queueErr: s)
             }
             return .agent(agentErr: x)
         case .link(let l): return .agent(agentErr: .link(linkErr: "\(l)"))
         case .store(let s): return .internal(internalErr: "store: \(s)")
         case .internalError(let s): return .internal(internalErr: s)
+        }
+    }
+
+    /// simplexmq's AgentCryptoError as the API encodes it.
+    static func apiCryptoError(_ e: SMPAgent.CryptoError) -> AgentCryptoError {
+        switch e {
+        case .decryptAES: .decryptAES
+        case .decryptCB: .decryptCB
+        case .ratchetHeader: .ratchetHeader
+        case .ratchetEarlier(let n): .ratchetEarlier(n)
+        case .ratchetSkipped(let n): .ratchetSkipped(n)
+        case .ratchetSync: .ratchetSync
         }
     }
 

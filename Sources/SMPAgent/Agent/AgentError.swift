@@ -1,3 +1,4 @@
+import DoubleRatchet
 import SMPClient
 import SMPProtocol
 
@@ -35,10 +36,12 @@ public enum AgentError: Error, Sendable, Equatable, CustomStringConvertible {
         case prohibited(String)
         /// Incompatible agent or e2e version.
         case version
-        /// Decryption failed: tampered, replayed or out of the ratchet's reach.
-        case crypto(String)
+        /// Decryption failed: tampered, replayed or out of the ratchet's reach (`A_CRYPTO`).
+        case crypto(AgentCryptoError)
         /// A message seen before (dropped).
         case duplicate
+        /// A queue or ratchet message that does not fit the connection (`A_QUEUE`).
+        case queue(String)
     }
 
     public var description: String {
@@ -70,6 +73,21 @@ public enum AgentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transport(let t): .broker(server: server, .transport("\(t)"))
         case .unexpectedResponse(let s), .badMessage(let s): .broker(server: server, .unexpected(s))
         case .closed: .broker(server: server, .closed)
+        }
+    }
+
+    /// simplexmq `cryptoError` for ratchet failures: decryption errors become `A_CRYPTO` (and may
+    /// start a re-synchronization), a repeated message `A_DUPLICATE`, bad encodings `A_MESSAGE`.
+    static func ratchet(_ e: RatchetError) -> AgentError {
+        switch e {
+        case .duplicateMessage: .agent(.duplicate)
+        case .header: .agent(.crypto(.ratchetHeader))
+        case .earlierMessage(let n): .agent(.crypto(.ratchetEarlier(n)))
+        case .tooManySkipped(let n): .agent(.crypto(.ratchetSkipped(n)))
+        case .decrypt: .agent(.crypto(.decryptAES))
+        case .badEncoding(let why): .agent(.message(why))
+        case .messageTooLarge: .command(.size, "message too large")
+        default: .internalError("ratchet: \(e)")
         }
     }
 

@@ -30,6 +30,12 @@ public enum AgentEventKind: Sendable {
     case up(server: String)
     /// The connection was deleted (its queues at the relays too, when they were reachable).
     case del
+    /// The ratchet re-synchronization state changed (simplexmq RSYNC): a decryption error moved
+    /// it to allowed/required (with the error), or a re-synchronization progressed.
+    case rsync(RatchetSyncState, AgentCryptoError?, ConnectionStats)
+    /// A queue switch progressed (simplexmq SWITCH): of our receiving queue (we started it) or of
+    /// our sending queue (the peer did).
+    case switchProgress(QueueDirection, SwitchPhase, ConnectionStats)
     /// An error that belongs to no call (a bad message, a failed background step).
     case err(AgentError)
 }

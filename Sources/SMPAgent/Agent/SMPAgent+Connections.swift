@@ -132,7 +132,7 @@ extension SMPAgent {
             own = try PQRatchet.generateSenderParams(replyingTo: peer, pqSupport: pq)
             ratchet = try PQRatchet.initSend(own: own, peer: peer)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         let server = q.server.description
         let sndKey: PrivateAuthKey
@@ -145,7 +145,7 @@ extension SMPAgent {
             sndKey = try linkSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         // Fast procedure: secure the queue ourselves first, so nobody else can use the link.
         let senderSecures = q.senderCanSecure && clientRange.max >= SMPClientVersion.senderAuthKey
@@ -243,7 +243,7 @@ extension SMPAgent {
             sndKey = try PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("keys: \(error)")
         }
         let server = q.server.description
         let senderSecures = q.senderCanSecure && q.clientVersion >= SMPClientVersion.senderAuthKey
@@ -380,13 +380,14 @@ extension SMPAgent {
     }
 
     /// Appends an outgoing message to the connection's sequence: next ids, hash chain, pending.
-    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8]) throws -> Int64 {
+    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8],
+                         sndQueueId: Int64? = nil) throws -> Int64 {
         guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         conn.lastInternalMsgId += 1
         let hash = Data(CryptoHash.sha256(plain))
         let msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,
                                    msgType: type, msgHash: hash, envelope: Data(envelope), status: .pending,
-                                   createdAt: Date().timeIntervalSince1970)
+                                   createdAt: Date().timeIntervalSince1970, sndQueueId: sndQueueId)
         conn.lastSndMsgId += 1
         conn.lastSndMsgHash = hash
         try db.saveCounters(conn)

@@ -15,6 +15,8 @@ extension SMPAgent {
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
                 try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM snd_queues WHERE conn_id = ?"), arguments: [connId]) ?? 0 > 0
             else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
+            // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
+            guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
             return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
         }
         wake(connId)
@@ -24,25 +26,42 @@ extension SMPAgent {
     /// Marks a received message as processed and lets the relay delete it (delivering the next
     /// one). With `receipt`, the sender gets a RCVD event carrying it.
     public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
-        let (msg, rq, already) = try write { db in
+        let (msg, rq, already, receiptRefused) = try write { db in
             guard var m = try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND internal_id = ?", [connId, msgId]) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
-            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
-                throw AgentError.internalError("no receive queue")
+            // The queue it came on (two while the connection switches queues), else the primary one.
+            // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
+            let rq: RcvQueueRecord?
+            if let id = m.rcvQueueId {
+                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE rcv_queue_id = ?", [id])
+            } else {
+                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC", [connId])
+                if rq == nil { throw AgentError.internalError("no receive queue") }
             }
             let already = m.userAck
+            var refused = false
             if !already {
                 m.userAck = true
                 try db.run("UPDATE rcv_messages SET user_ack = 1 WHERE conn_id = ? AND internal_id = ?", [connId, msgId])
                 if let receipt {
-                    let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
-                    _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                    // As simplexmq: the message is acknowledged, but no receipt is queued while
+                    // the ratchet is out of sync (the call then fails after the ACK).
+                    if try db.connectionRecord(connId)?.ratchetSyncState.sendProhibited ?? false {
+                        refused = true
+                    } else {
+                        let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
+                        _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                    }
                 }
             }
-            return (m, rq, already)
+            return (m, rq, already, refused)
         }
         if receipt != nil && !already { wake(connId) }
+        guard let rq else {
+            if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
+            return
+        }
         let key = try authKey(rq.rcvPrivateKey)
         do {
             try await smp(rq.server) { c throws(SMPClientError) in
@@ -51,16 +70,15 @@ extension SMPAgent {
         } catch {
             // Not at the relay any more (NO_MSG), or unreachable: the ack is stored; a
             // redelivery of this message is acknowledged again when it arrives.
-            if case .smp(_, .noMessage) = error { return }
-            if case .broker(_, .closed) = error { return }
-            if error.isTemporary { return }
-            throw error
+            let ignored: Bool = if case .smp(_, .noMessage) = error { true } else if case .broker(_, .closed) = error { true } else { error.isTemporary }
+            if !ignored { throw error }
         }
+        if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
     }
 
     /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
     /// ratchet and stores it pending, all in the caller's transaction.
-    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType) throws -> Int64 {
+    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType, sndQueueId: Int64? = nil) throws -> Int64 {
         guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         var ratchet = try self.ratchet(in: db, connId)
         let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
@@ -71,7 +89,7 @@ extension SMPAgent {
         do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         let envelope = try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
         try saveRatchet(in: db, connId, ratchet)
-        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope)
+        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope, sndQueueId: sndQueueId)
     }
 }
 
@@ -112,8 +130,14 @@ extension SMPAgent {
             let next: Next
             do {
                 next = try store.read { db -> Next in
-                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId]),
-                        let sq = try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE conn_id = ?", [connId])
+                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
+                    else { return .idle }
+                    // A message for a given queue (QTEST) goes there; the rest to the current queue,
+                    // the one not replacing another (the old one until a switch completes).
+                    let named = try m.sndQueueId.flatMap { id in try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE snd_queue_id = ?", [id]) }
+                    guard let sq = try named ?? db.one(SndQueueRecord.self, """
+                        SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY replace_snd_queue_id IS NOT NULL, snd_queue_id LIMIT 1
+                        """, [connId])
                     else { return .idle }
                     return .send(m, sq)
                 }
@@ -172,7 +196,7 @@ extension SMPAgent {
             throw .internalError("seal: \(error)")
         }
         let authorize = sq.status != .new
-        let notification = msg.msgType == .message || msg.msgType == .confirmation || msg.msgType == .hello
+        let notification = [.message, .confirmation, .hello, .ratchetKey, .eReady].contains(msg.msgType)
         try await smp(sq.server) { c throws(SMPClientError) in
             try await c.send(senderId: [UInt8](sq.sndId), key: authorize ? key : nil, notification: notification, body: bytes)
         }
@@ -216,6 +240,7 @@ extension SMPAgent {
         }
         if msg.msgType == .message { emit(msg.connId, .sent(msgId: msg.internalId)) }
         if let pq = connected { emit(msg.connId, .con(pqEncryption: pq)) }
+        if msg.msgType == .qKey || msg.msgType == .qTest { switchMessageSent(msg, sq) }
     }
 
     private func failed(_ msg: SndMessageRecord, _ error: AgentError) {

@@ -59,7 +59,8 @@ extension SMPAgent {
         }
     }
 
-    private typealias Outcome = (AfterReceive, [AgentEventKind], (@Sendable () async -> Void)?)
+    typealias ReceiveOutcome = (AfterReceive, [AgentEventKind], (@Sendable () async -> Void)?)
+    private typealias Outcome = ReceiveOutcome
 
     private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage) throws(AgentError) -> Outcome {
         guard let body = m.body else { return try quotaReached(rq) }
@@ -83,7 +84,7 @@ extension SMPAgent {
             }
         } catch {
             if let e = error as? AgentError { throw e }
-            throw .agent(.crypto("queue layer: \(error)"))
+            throw .agent(.crypto(.decryptCB))
         }
         let envelope: AgentMsgEnvelope
         do { envelope = try AgentMsgEnvelope.decode(client.body) } catch { throw .agent(.message("envelope: \(error)")) }
@@ -96,8 +97,9 @@ extension SMPAgent {
         case .message(_, let enc):
             guard env.senderDhKey == nil else { throw .agent(.message("message with DH key")) }
             return try agentMessage(rq, m, enc: enc)
-        case .ratchetKey:
-            throw .agent(.prohibited("ratchet re-synchronization is not supported"))
+        case .ratchetKey(_, let params, _):
+            guard env.senderDhKey == nil else { throw .agent(.prohibited("msg: public header")) }
+            return try ratchetKeyReceived(rq, params)
         }
     }
 
@@ -137,7 +139,7 @@ extension SMPAgent {
         }
         let secret: Data
         do { secret = Data(try X25519PrivateKey(rawRepresentation: [UInt8](rq.e2ePrivateKey)).sharedSecret(with: senderDh)) } catch {
-            throw .agent(.crypto("\(error)"))
+            throw .internalError("confirmation key agreement: \(error)")
         }
         var senderKey: Data?
         if case .senderKey(let k) = privHeader { senderKey = Data(k.x509Encoded) }
@@ -152,7 +154,7 @@ extension SMPAgent {
                 ratchet = try PQRatchet.initReceive(own: own, peer: e2eParams, pqSupport: conn.pqSupport)
                 plain = try ratchet.decrypt(enc)
             } catch {
-                throw .agent(.crypto("confirmation: \(error)"))
+                throw AgentError.ratchet(error)
             }
             guard case .connInfoReply(let queues, let info) = try decodeAgentMessage(plain) else {
                 throw .agent(.prohibited("confirmation: not connection info with reply queues"))
@@ -176,7 +178,7 @@ extension SMPAgent {
             // The initiator's confirmation on our reply queue.
             var ratchet = try loadRatchet(rq.connId)
             let plain: [UInt8]
-            do { plain = try ratchet.decrypt(enc) } catch { throw .agent(.crypto("confirmation: \(error)")) }
+            do { plain = try ratchet.decrypt(enc) } catch { throw AgentError.ratchet(error) }
             guard case .connInfo(let info) = try decodeAgentMessage(plain) else {
                 throw .agent(.prohibited("confirmation: not connection info"))
             }
@@ -241,14 +243,15 @@ extension SMPAgent {
 
     /// A ratchet-encrypted agent message on an established (or establishing) connection.
     private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, enc: [UInt8]) throws(AgentError) -> Outcome {
-        var ratchet = try loadRatchet(rq.connId)
+        let before = try loadRatchet(rq.connId)
+        var ratchet = before
         let plain: [UInt8]
         do {
             plain = try ratchet.decrypt(enc)
         } catch {
-            if case .duplicateMessage = error { throw .agent(.duplicate) }
-            if case .earlierMessage = error { throw .agent(.duplicate) }
-            throw .agent(.crypto("\(error)"))
+            let e = AgentError.ratchet(error)
+            if case .agent(.crypto(let c)) = e { return try decryptionFailed(rq, c) }
+            throw e
         }
         guard case .message(let header, let aMessage) = try decodeAgentMessage(plain) else {
             throw .agent(.prohibited("connection info after the connection was confirmed"))
@@ -275,6 +278,10 @@ extension SMPAgent {
             conn.lastExternalSndMsgId = max(lastId, header.sndMsgId)
             conn.lastRcvMsgHash = hash
             var events: [AgentEventKind] = []
+            if let synced = try self.ratchetSyncAfterDecrypt(db, &conn) { events.append(synced) }
+            // The first message on a queue that replaces another completes our queue switch.
+            let replaced = try self.messageOnNewQueue(db, rq)
+            var secureNewQueue = false
             var after = AfterReceive.ack
             switch aMessage {
             case .hello:
@@ -291,7 +298,8 @@ extension SMPAgent {
                 try db.saveCounters(conn)
                 let rec = RcvMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, externalSndId: header.sndMsgId,
                                            brokerId: Data(m.msgId), brokerTs: m.timestamp, msgHash: hash, body: Data(body),
-                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false)
+                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false,
+                                           rcvQueueId: rq.rcvQueueId)
                 try db.insertRcvMessage(rec)
                 events.append(.msg(self.meta(rec), body: body))
                 after = .waitForUser
@@ -307,11 +315,47 @@ extension SMPAgent {
             case .aQcont:
                 try db.saveCounters(conn)
                 events.append(.qcont)
-            default:
+            case .eReady:
+                // simplexmq `ereadyMsg`: a ratchet recreated as the receiving side could not
+                // send EREADY itself; it answers now with its first message.
                 try db.saveCounters(conn)
-                events.append(.err(.agent(.prohibited("queue rotation and ratchet sync are not supported"))))
+                if !before.canEncrypt { _ = try self.enqueue(db, connId: connId, .eReady(lastId), type: .eReady) }
+            case .qAdd(let items):
+                try db.saveCounters(conn)
+                try Self.switchStep(db, &events) { try self.queueAdded(db, conn, items) }
+            case .qKey(let items):
+                try db.saveCounters(conn)
+                try Self.switchStep(db, &events) { try self.queueKeyReceived(db, conn, on: rq, items) }
+                secureNewQueue = true
+            case .qUse(let items):
+                try db.saveCounters(conn)
+                try Self.switchStep(db, &events) { try self.queueUseReceived(db, conn, items) }
+            case .qTest:
+                // Nothing to do: any message on the new queue completes the switch (above).
+                try db.saveCounters(conn)
             }
-            return (after, events, { await self.wake(connId) })
+            let secure = secureNewQueue
+            return (after, events, {
+                await self.wake(connId)
+                if secure { await self.secureSwitchQueue(connId: connId) }
+                if let replaced { await self.deleteReplacedQueue(connId: connId, replaced) }
+            })
+        }
+    }
+
+    /// A queue-rotation step inside the message's transaction: its protocol errors become an ERR
+    /// event and roll back only the step (the message itself, ratchet and counters, stays processed).
+    static func switchStep(_ db: Database, _ events: inout [AgentEventKind], _ body: () throws -> [AgentEventKind]) throws {
+        var out: [AgentEventKind] = []
+        do {
+            try db.inSavepoint {
+                out = try body()
+                return .commit
+            }
+            events += out
+        } catch let e as AgentError {
+            if case .store = e { throw e }
+            events.append(.err(e))
         }
     }
 

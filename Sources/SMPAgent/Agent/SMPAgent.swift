@@ -51,14 +51,14 @@ public actor SMPAgent {
     /// never taken for "no queues".
     public func start() async {
         var attempt = 0
-        var loaded: ([RcvQueueRecord], [String], [String])?
+        var loaded: ([RcvQueueRecord], [String], [String], [String])?
         while loaded == nil, !stopped {
             do {
-                loaded = try store.read { db -> ([RcvQueueRecord], [String], [String]) in
+                loaded = try store.read { db -> ([RcvQueueRecord], [String], [String], [String]) in
                     let rqs = try RcvQueueRecord.fetchAll(db)
                     let pending = try db.connIdsWithPendingMessages()
                     let secure = try db.connIdsToSecure()
-                    return (rqs, pending, secure)
+                    return (rqs, pending, secure, try db.connIdsToSecureSwitch())
                 }
             } catch {
                 emit("", .err(AgentError.wrapStore(error)))
@@ -66,12 +66,13 @@ public actor SMPAgent {
                 try? await Task.sleep(nanoseconds: UInt64(min(0.1 * Double(1 << min(attempt, 6)), 5) * 1e9))
             }
         }
-        guard let (rqs, pendingConns, toSecure) = loaded else { return }
+        guard let (rqs, pendingConns, toSecure, switchesToSecure) = loaded else { return }
         for (server, queues) in Dictionary(grouping: rqs, by: \.server) {
             await subscribe(server: server, queues: queues)
         }
         for connId in pendingConns { wake(connId) }
         for connId in toSecure { Task { await self.secureAndHello(connId: connId) } }
+        for connId in switchesToSecure { Task { await self.secureSwitchQueue(connId: connId) } }
     }
 
     /// Stops everything at once: workers, relay connections, database. Equivalent to a crash at a
@@ -221,10 +222,10 @@ public actor SMPAgent {
         switch ev {
         case .message(let m):
             await receive(server: server, m)
-        case .undecryptable(let rid, let msgId, let e):
+        case .undecryptable(let rid, let msgId, _):
             // The relay's layer failed: nothing can be done with it; ACK so the queue moves on.
             if let (connId, key) = try? rcvKey(server: server, rcvId: rid) {
-                emit(connId, .err(.agent(.crypto("relay layer: \(e)"))))
+                emit(connId, .err(.agent(.crypto(.decryptCB))))
                 try? await clients[server]?.ack(recipientId: rid, key: key, msgId: msgId)
             }
         case .end(let rid):

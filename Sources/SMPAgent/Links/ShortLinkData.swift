@@ -252,7 +252,7 @@ public enum ShortLinkCrypto {
         do {
             plain = try CryptoBox.sbDecrypt(sbKey: key, nonce: Array(enc.prefix(CryptoBox.nonceLength)), box: Array(enc.dropFirst(CryptoBox.nonceLength)))
         } catch {
-            throw .agent(.crypto("link data: \(error)"))
+            throw .agent(.crypto(.decryptCB))
         }
         var d = SMPDecoder(plain)
         guard let sig = try? d.shortString() else { throw .agent(.message("link data signature")) }

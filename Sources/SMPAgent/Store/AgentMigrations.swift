@@ -8,6 +8,8 @@ enum AgentMigrations {
         var m = DatabaseMigrator()
         m.registerMigration("m20261122_initial", migrate: initial)
         m.registerMigration("m20261123_short_links", migrate: shortLinks)
+        m.registerMigration("m20261124_ratchet_sync", migrate: ratchetSync)
+        m.registerMigration("m20261124_queue_rotation", migrate: queueRotation)
         return m
     }
 
@@ -141,6 +143,38 @@ enum AgentMigrations {
               UNIQUE(server, link_id)
             ) STRICT;
             CREATE INDEX idx_inv_short_links_snd_id ON inv_short_links(snd_id);
+            """)
+    }
+
+    /// Ratchet re-synchronization (simplexmq's `ratchet_sync_state`, `processed_ratchet_key_hashes`
+    /// and the X3DH keys kept while a re-synchronization we started waits for the peer's keys).
+    private static func ratchetSync(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE connections ADD COLUMN ratchet_sync_state TEXT NOT NULL DEFAULT 'ok';
+            ALTER TABLE ratchets ADD COLUMN sync_x3dh_private BLOB;
+            CREATE TABLE processed_ratchet_key_hashes(
+              processed_ratchet_key_hash_id INTEGER PRIMARY KEY AUTOINCREMENT,
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              hash BLOB NOT NULL,
+              created_at REAL NOT NULL
+            ) STRICT;
+            CREATE INDEX idx_processed_ratchet_key_hashes_hash ON processed_ratchet_key_hashes(conn_id, hash);
+            """)
+    }
+
+    /// Queue rotation (simplexmq `primary`, `replace_*_queue_id`, `*_switch_status`): a connection
+    /// may have a second queue each way while it switches; messages name the queue they went to
+    /// (QTEST goes to the new queue only) or came from (the ACK goes there).
+    private static func queueRotation(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE rcv_queues ADD COLUMN primary_queue INTEGER NOT NULL DEFAULT 1;
+            ALTER TABLE rcv_queues ADD COLUMN replace_rcv_queue_id INTEGER;
+            ALTER TABLE rcv_queues ADD COLUMN switch_status TEXT;
+            ALTER TABLE snd_queues ADD COLUMN primary_queue INTEGER NOT NULL DEFAULT 1;
+            ALTER TABLE snd_queues ADD COLUMN replace_snd_queue_id INTEGER;
+            ALTER TABLE snd_queues ADD COLUMN switch_status TEXT;
+            ALTER TABLE snd_messages ADD COLUMN snd_queue_id INTEGER;
+            ALTER TABLE rcv_messages ADD COLUMN rcv_queue_id INTEGER;
             """)
     }
 }

@@ -9,7 +9,12 @@ extension Database {
 
     /// Connections whose queue was confirmed with a sender key but not yet secured (resumed at start).
     func connIdsToSecure() throws -> [String] {
-        try String.fetchAll(self, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL")
+        try String.fetchAll(self, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL AND replace_rcv_queue_id IS NULL")
+    }
+
+    /// Connections whose new queue of a switch got the sender's key (QKEY) but is not secured yet (resumed at start).
+    func connIdsToSecureSwitch() throws -> [String] {
+        try String.fetchAll(self, sql: "SELECT conn_id FROM rcv_queues WHERE status = 'confirmed' AND snd_key IS NOT NULL AND replace_rcv_queue_id IS NOT NULL")
     }
 
     func allConnIds() throws -> [String] {

@@ -28,15 +28,17 @@ extension Database {
 
     func insertSndMessage(_ m: SndMessageRecord) throws {
         try run("""
-            INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [m.connId, m.internalId, m.internalSndId, m.msgType.rawValue, m.msgHash, m.envelope, m.status.rawValue, m.createdAt])
+            INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at, snd_queue_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [m.connId, m.internalId, m.internalSndId, m.msgType.rawValue, m.msgHash, m.envelope, m.status.rawValue, m.createdAt, m.sndQueueId])
     }
 
     func insertRcvMessage(_ m: RcvMessageRecord) throws {
         try run("""
-            INSERT INTO rcv_messages (conn_id, internal_id, external_snd_id, broker_id, broker_ts, msg_hash, body, integrity, pq_encryption, user_ack)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [m.connId, m.internalId, m.externalSndId, m.brokerId, m.brokerTs, m.msgHash, m.body, m.integrity, m.pqEncryption, m.userAck])
+            INSERT INTO rcv_messages (conn_id, internal_id, external_snd_id, broker_id, broker_ts, msg_hash, body, integrity, pq_encryption, user_ack,
+              rcv_queue_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [m.connId, m.internalId, m.externalSndId, m.brokerId, m.brokerTs, m.msgHash, m.body, m.integrity, m.pqEncryption, m.userAck,
+                  m.rcvQueueId])
     }
 }

@@ -35,6 +35,8 @@ struct ConnectionRecord: AgentRecord {
     var lastRcvMsgHash: Data
     var ownLink: String?
     var createdAt: Double
+    /// simplexmq `ratchetSyncState` (migration m20261124_ratchet_sync).
+    var ratchetSyncState: RatchetSyncState
 
     init(connId: String, mode: ConnectionMode, initiator: Bool, status: ConnectionStatus, pqSupport: Bool, userId: Int64, ownLink: String?) {
         self.connId = connId
@@ -51,5 +53,6 @@ struct ConnectionRecord: AgentRecord {
         self.lastRcvMsgHash = Data()
         self.ownLink = ownLink
         self.createdAt = Date().timeIntervalSince1970
+        self.ratchetSyncState = .ok
     }
 }

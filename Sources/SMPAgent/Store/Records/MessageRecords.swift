@@ -10,6 +10,12 @@ enum SndMessageType: String, Codable, Sendable {
     case message
     case receipt
     case queueContinue
+    /// New ratchet keys (AgentRatchetKey), encrypted with the queue key only.
+    case ratchetKey
+    /// EREADY: the first message of a re-synchronized ratchet.
+    case eReady
+    /// Queue rotation messages (QADD, QKEY, QUSE, QTEST).
+    case qAdd, qKey, qUse, qTest
 }
 
 enum SndMessageStatus: String, Codable, Sendable {
@@ -30,6 +36,8 @@ struct SndMessageRecord: AgentRecord {
     var envelope: Data?
     var status: SndMessageStatus
     var createdAt: Double
+    /// The queue it must go to (QTEST: the new queue of a switch); nil = the connection's current queue.
+    var sndQueueId: Int64? = nil
 }
 
 /// A received user message, kept until the layer above acknowledges it (and after, for dedup).
@@ -46,4 +54,6 @@ struct RcvMessageRecord: AgentRecord {
     var integrity: String
     var pqEncryption: Bool
     var userAck: Bool
+    /// The queue it arrived on, where its ACK goes.
+    var rcvQueueId: Int64? = nil
 }

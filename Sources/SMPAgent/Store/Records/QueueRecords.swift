@@ -35,6 +35,11 @@ struct RcvQueueRecord: AgentRecord {
     var sndSecure: Bool
     var status: QueueStatus
     var smpClientVersion: Int
+    /// Queue rotation (m20261124_queue_rotation): the queue this one replaces while switching,
+    /// and the old queue's `RcvSwitchStatus` (simplexmq text: switch_started, sending_qadd, ...).
+    var primaryQueue = true
+    var replaceRcvQueueId: Int64?
+    var switchStatus: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { rcvQueueId = inserted.rowID }
 }
@@ -55,6 +60,11 @@ struct SndQueueRecord: AgentRecord {
     var sndSecure: Bool
     var status: QueueStatus
     var smpClientVersion: Int
+    /// Queue rotation: the queue this one replaces, and the old queue's `SndSwitchStatus`
+    /// (sending_qkey, sending_qtest).
+    var primaryQueue = true
+    var replaceSndQueueId: Int64?
+    var switchStatus: String?
 
     mutating func didInsert(_ inserted: InsertionSuccess) { sndQueueId = inserted.rowID }
 }

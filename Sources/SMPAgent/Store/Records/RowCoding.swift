@@ -22,6 +22,7 @@ extension ConnectionRecord {
         lastRcvMsgHash = row[11]
         ownLink = row[12]
         createdAt = row[13]
+        ratchetSyncState = RatchetSyncState(rawValue: row[14]) ?? .ok
     }
 
     func encode(to c: inout PersistenceContainer) throws {
@@ -39,6 +40,7 @@ extension ConnectionRecord {
         c["last_rcv_msg_hash"] = lastRcvMsgHash
         c["own_link"] = ownLink
         c["created_at"] = createdAt
+        c["ratchet_sync_state"] = ratchetSyncState.rawValue
     }
 }
 
@@ -57,6 +59,9 @@ extension RcvQueueRecord {
         sndSecure = row[10]
         status = QueueStatus(rawValue: row[11]) ?? .new
         smpClientVersion = row[12]
+        primaryQueue = row[13]
+        replaceRcvQueueId = row[14]
+        switchStatus = row[15]
     }
 }
 
@@ -72,6 +77,9 @@ extension SndQueueRecord {
         sndSecure = row[7]
         status = QueueStatus(rawValue: row[8]) ?? .new
         smpClientVersion = row[9]
+        primaryQueue = row[10]
+        replaceSndQueueId = row[11]
+        switchStatus = row[12]
     }
 }
 
@@ -85,6 +93,7 @@ extension SndMessageRecord {
         envelope = row[5]
         status = SndMessageStatus(rawValue: row[6]) ?? .pending
         createdAt = row[7]
+        sndQueueId = row[8]
     }
 
     func encode(to c: inout PersistenceContainer) throws {
@@ -96,6 +105,7 @@ extension SndMessageRecord {
         c["envelope"] = envelope
         c["status"] = status.rawValue
         c["created_at"] = createdAt
+        c["snd_queue_id"] = sndQueueId
     }
 }
 
@@ -111,6 +121,7 @@ extension RcvMessageRecord {
         integrity = row[7]
         pqEncryption = row[8]
         userAck = row[9]
+        rcvQueueId = row[10]
     }
 
     func encode(to c: inout PersistenceContainer) throws {
@@ -124,5 +135,6 @@ extension RcvMessageRecord {
         c["integrity"] = integrity
         c["pq_encryption"] = pqEncryption
         c["user_ack"] = userAck
+        c["rcv_queue_id"] = rcvQueueId
     }
 }

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+import XCTest
+
+@testable import SMPAgent
+
+/// A database written before ratchet re-synchronization and queue rotation upgrades in place:
+/// its rows read with the reference's defaults (state ok, queues primary, no switch).
+final class AgentMigrationTests: XCTestCase {
+    func testUpgradeFromShortLinksSchema() throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/old.db"
+        let q = try DatabaseQueue(path: path)
+        try AgentMigrations.migrator.migrate(q, upTo: "m20261123_short_links")
+        try q.write { db in
+            try db.execute(sql: """
+                INSERT INTO connections (conn_id, conn_mode, initiator, status, agent_version, pq_support, created_at)
+                VALUES ('c1', 'invitation', 1, 'active', 7, 1, 0);
+                INSERT INTO rcv_queues (conn_id, server, rcv_id, snd_id, rcv_private_key, rcv_dh_secret, e2e_private_key, snd_secure, status, smp_client_version)
+                VALUES ('c1', 'smp://a@h', x'01', x'02', x'03', x'04', x'05', 1, 'active', 4);
+                INSERT INTO snd_queues (conn_id, server, snd_id, snd_private_key, e2e_private_key, e2e_dh_secret, snd_secure, status, smp_client_version)
+                VALUES ('c1', 'smp://a@h', x'06', x'07', x'08', x'09', 1, 'active', 4);
+                INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at)
+                VALUES ('c1', 1, 1, 'message', x'00', x'00', 'pending', 0);
+                """)
+        }
+        try q.close()
+
+        let store = try AgentStore(path: path)
+        defer { store.close() }
+        XCTAssertEqual(try store.appliedMigrations(), AgentMigrations.known)
+        try store.read { db in
+            let conn = try XCTUnwrap(try db.connectionRecord("c1"))
+            XCTAssertEqual(conn.ratchetSyncState, .ok)
+            let rq = try XCTUnwrap(try db.rcvQueues("c1").first)
+            XCTAssertTrue(rq.primaryQueue)
+            XCTAssertNil(rq.replaceRcvQueueId)
+            XCTAssertNil(rq.switchStatus)
+            let sq = try XCTUnwrap(try db.sndQueues("c1").first)
+            XCTAssertNil(sq.replaceSndQueueId)
+            let m = try XCTUnwrap(try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = 'c1'"))
+            XCTAssertNil(m.sndQueueId)
+            XCTAssertFalse(try db.ratchetKeyHashExists("c1", [1, 2, 3]))
+        }
+    }
+}
