@@ -217,6 +217,20 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/notes.txt"))) == bytes)
         }
 
+        // Bob forwards the received file to Alice: it goes with the message, from Bob's copy.
+        let aliceId = try #require(try await bob.contactIdOf("alice"))
+        let bobOffer = try #require(try await bob.cmd("/_get chat #\(memberGroups[0]) count=20")["chat"] as? [String: Any])
+        let fileItem = try #require((bobOffer["chatItems"] as? [[String: Any]])?.last { $0["file"] != nil })
+        let fileItemId = try #require(((fileItem["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value)
+        let fwd = try await bob.cmd("/_forward @\(aliceId) #\(memberGroups[0]) \(fileItemId)")
+        #expect(fwd["type"] as? String == "newChatItems" && file(fwd)?["fileName"] as? String == "notes.txt")
+        let fwdOffer = try await alice.event("newChatItems") { file($0) != nil }
+        try await alice.event("rcvFileDescrReady", timeout: 60)
+        try await alice.cmd("/freceive \(try #require(fileId(fwdOffer)))")
+        let got = try await alice.event("rcvFileComplete", timeout: 60)
+        let name = try #require((eventFile(got)?["fileSource"] as? [String: Any])?["filePath"] as? String)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: aliceFiles + "/" + name))) == bytes)
+
         await alice.c.close()
         await bob.c.close()
         await carol.c.close()

@@ -720,6 +720,20 @@ extension ChatController {
         }
     }
 
+    /// The file of an item to forward, when it is here whole: our sent file, or a received one
+    /// that completed (simplex-chat forwards files from their local copies).
+    func forwardableFile(_ itemId: Int64) -> CryptoFile? {
+        guard let r = try? store.read({ db in try db.itemFileRow(itemId) }), !(r["cancelled"] as Bool), let p = r["file_path"] as String?,
+              let status = try? ChatJSON.decode(CIFileStatus.self, from: r["ci_file_status"] as String)
+        else { return nil }
+        switch status {
+        case .sndStored, .sndTransfer, .sndComplete, .sndWarning, .rcvComplete: break
+        default: return nil
+        }
+        guard FileManager.default.fileExists(atPath: fsFilePath(p)) else { return nil }
+        return CryptoFile(filePath: p, cryptoArgs: Self.cryptoArgs(r))
+    }
+
     // MARK: resuming
 
     /// Transfers under way when the chat stopped continue (`/_start`).
