@@ -141,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "simplex-chat",
             dependencies: [
-                "ChatCore", "SMPServer", "SMPTransport", "XFTPServer", "XFTPProtocol", "QRCode",
+                "ChatCore", "SMPServer", "SMPTransport", "QRCode", "XFTPServer", "XFTPProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -36,6 +36,8 @@ actor ChatTerminal {
           ! @<name> <new text>          edit your last message to <name>
           \\ @<name>                     delete your last message to <name> for everyone
           /react @<name> <emoji>        react to the last message from <name>
+          /sync @<name> [force=on]      re-synchronize encryption with <name> (after decryption errors)
+          /switch @<name>               move your receiving queue for <name> to a new one (/abort_switch to stop)
 
         Other commands:
           /help <topic>                 help on: groups, address, files, messages, settings, db
@@ -202,6 +204,28 @@ actor ChatTerminal {
             let name = String(p[0].dropFirst())
             guard let id = await contactId(name), let item = lastReceived[name] else { return output("no message from \(name) to react to") }
             await report(.apiChatItemReaction(chatRef: .direct(id), chatItemId: item, add: true, reaction: .emoji(p[1]))) { _ in "reaction sent" }
+        case "/sync", "/switch", "/abort_switch":
+            // `/sync @name [force=on]`, `/switch @name`, `/sync #group member`: as SimpleX's CLI.
+            var p = arg.split(separator: " ").map(String.init)
+            let force = p.last == "force=on"
+            if force { p.removeLast() }
+            guard let target = p.first, target.hasPrefix("@") || target.hasPrefix("#") else {
+                return output("usage: \(words[0]) @<contact> or \(words[0]) #<group> <member>")
+            }
+            let name = String(target.dropFirst())
+            var cmd: ChatCommand
+            if target.hasPrefix("@") {
+                guard let c = await contactId(name) else { return output("no contact \(name)") }
+                cmd = words[0] == "/sync" ? .apiSyncContactRatchet(contactId: c, force: force)
+                    : words[0] == "/switch" ? .apiSwitchContact(contactId: c) : .apiAbortSwitchContact(contactId: c)
+            } else {
+                guard p.count == 2 else { return output("usage: \(words[0]) #<group> <member>") }
+                guard let g = await groupId(name) else { return output("no group #\(name)") }
+                guard let m = await memberId(g, p[1]) else { return output("group #\(name) doesn't have member \(p[1])") }
+                cmd = words[0] == "/sync" ? .apiSyncGroupMemberRatchet(groupId: g, groupMemberId: m, force: force)
+                    : words[0] == "/switch" ? .apiSwitchGroupMember(groupId: g, groupMemberId: m) : .apiAbortSwitchGroupMember(groupId: g, groupMemberId: m)
+            }
+            await report(cmd) { ChatView.describe(response: $0) }
         case "/f", "/file":
             await sendFile(arg)
         case "/g", "/group":
@@ -560,8 +584,6 @@ actor ChatTerminal {
             output("\(t) \(ChatView.describe(error: err))")
         case .messageError(_, let severity, let message):
             output("\(t) message error: \(severity) \(message)")
-        case .file(let f):
-            if let line = ChatView.describe(fileEvent: f) { output("\(t) \(line)") }
         case .contactRatchetSync(_, let c, let progress):
             output("\(t) \(c.localDisplayName): \(Self.syncText(progress.ratchetSyncStatus))")
         case .groupMemberRatchetSync(_, let g, let m, let progress):
@@ -570,6 +592,8 @@ actor ChatTerminal {
             if let line = Self.switchLine(c.localDisplayName, p) { output("\(t) \(line)") }
         case .groupMemberSwitch(_, let g, let m, let p):
             if let line = Self.switchLine(m.localDisplayName, p) { output("\(t) #\(g.localDisplayName): \(line)") }
+        case .file(let f):
+            if let line = ChatView.describe(fileEvent: f) { output("\(t) \(line)") }
         case .chatItemNotChanged, .unknown:
             break
         }

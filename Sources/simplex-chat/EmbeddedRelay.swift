@@ -9,8 +9,7 @@ import XFTPProtocol
 import XFTPServer
 
 /// The relay a fresh client uses when no servers are configured: an SMP relay inside the
-/// process on 127.0.0.1, and an XFTP server for files on the next port (so two people on a fresh
-/// machine send files with no set-up), with their identity kept in one folder per port so every local client
+/// process on 127.0.0.1, with its identity kept in one folder per port so every local client
 /// agrees on it and links stay valid across runs. Clients started at the same moment race for
 /// it, so creation and ownership go through file locks: one identity, one relay. A client that
 /// does not own the relay waits for the owner's lock, and takes the relay over (same identity,
@@ -21,13 +20,29 @@ final class EmbeddedRelay: Sendable {
     private enum State {
         /// Another local client runs the relay; this one waits on relay.lock to take over.
         case waiting
-        case running(SMPRelayServer, XFTPTransportServer)
+        case running(Servers)
         case closed
     }
 
+    /// The SMP relay and, beside it, the XFTP server for files (nil when its port was taken).
+    private struct Servers: Sendable {
+        var smp: SMPRelayServer
+        var xftp: XFTPTransportServer?
+
+        func shutdown() async {
+            await smp.shutdown()
+            await xftp?.shutdown()
+        }
+    }
+
     let address: SMPServerAddress
-    /// The XFTP server's address: the same identity, on `port + 1`.
+    /// The local XFTP server (issue 15): same identity as the relay, on `xftpPort(port)`, its
+    /// chunks in `<directory>/xftp-files`; owned and taken over with the relay.
     let xftpAddress: XFTPServerAddress
+
+    /// The embedded XFTP server's port for a relay port: fixed, so every local client and every
+    /// description already sent agree on it.
+    static func xftpPort(_ relayPort: Int) -> Int { relayPort + 1000 <= 65535 ? relayPort + 1000 : relayPort - 1000 }
     private let directory: String
     private let port: Int
     private let credentials: ServerCredentials
@@ -39,7 +54,7 @@ final class EmbeddedRelay: Sendable {
     private init(address: SMPServerAddress, directory: String, port: Int, credentials: ServerCredentials,
                  group: any EventLoopGroup, lockFD: Int32, state: State) {
         self.address = address
-        xftpAddress = XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.domain("127.0.0.1")], port: String(port + 1))
+        self.xftpAddress = XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(Self.xftpPort(port)))
         self.directory = directory
         self.port = port
         self.credentials = credentials
@@ -89,9 +104,9 @@ final class EmbeddedRelay: Sendable {
             return relay
         }
         do {
-            let (server, files) = try await startServer(directory: directory, port: port, credentials: credentials, group: group)
+            let server = try await startServer(directory: directory, port: port, credentials: credentials, group: group)
             return EmbeddedRelay(address: address, directory: directory, port: port, credentials: credentials,
-                                 group: group, lockFD: fd, state: .running(server, files))
+                                 group: group, lockFD: fd, state: .running(server))
         } catch {
             close(fd)
             throw EmbeddedRelayError.cannotStart(port, "\(error)")
@@ -99,7 +114,7 @@ final class EmbeddedRelay: Sendable {
     }
 
     private static func startServer(directory: String, port: Int, credentials: ServerCredentials,
-                                    group: any EventLoopGroup) async throws -> (SMPRelayServer, XFTPTransportServer) {
+                                    group: any EventLoopGroup) async throws -> Servers {
         var config = SMPServerConfig()
         config.host = "127.0.0.1"
         config.bindAddress = "127.0.0.1"
@@ -107,29 +122,21 @@ final class EmbeddedRelay: Sendable {
         // Quiet: the person at the terminal does not need the relay's info logs.
         var logger = Logger(label: "embedded-relay")
         logger.logLevel = .warning
-        let relay = try await SMPRelayServer.start(
+        let smp = try await SMPRelayServer.start(
             config: config, credentials: credentials, dataDirectory: directory, group: group, logger: logger)
+        // Files: an XFTP server beside the relay. Its port being taken only costs files, not chat.
+        var xftp: XFTPTransportServer?
         do {
-            return (relay, try await startFileServer(directory: directory, port: port + 1, credentials: credentials, group: group))
+            var xc = XFTPServerConfig()
+            xc.port = xftpPort(port)
+            xc.filesPath = directory + "/xftp-files"
+            try FileManager.default.createDirectory(atPath: xc.filesPath, withIntermediateDirectories: true)
+            let core = try XFTPServerCore(config: xc, store: try FileStore(logPath: directory + "/xftp-store.log", fsync: false))
+            xftp = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: xc.port, group: group)
         } catch {
-            await relay.shutdown()
-            throw error
+            logger.warning("local XFTP server not started on 127.0.0.1:\(xftpPort(port)): \(error)")
         }
-    }
-
-    /// The XFTP server: chunks and its store log under `<directory>/xftp`, the reference's
-    /// defaults otherwise (48-hour expiry, no quota: it is the user's own disk).
-    private static func startFileServer(directory: String, port: Int, credentials: ServerCredentials,
-                                        group: any EventLoopGroup) async throws -> XFTPTransportServer {
-        var config = XFTPServerConfig()
-        config.host = "127.0.0.1"
-        config.bindAddress = "127.0.0.1"
-        config.port = port
-        config.filesPath = directory + "/xftp/files"
-        try FileManager.default.createDirectory(atPath: config.filesPath, withIntermediateDirectories: true)
-        let core = try XFTPServerCore.open(config: config, dataDirectory: directory + "/xftp")
-        core.expireFiles()
-        return try await XFTPTransportServer.start(core: core, credentials: credentials, host: config.bindAddress, port: port, group: group)
+        return Servers(smp: smp, xftp: xftp)
     }
 
     /// Blocks a thread of its own on relay.lock (flock has no async form); once the owner has
@@ -150,16 +157,13 @@ final class EmbeddedRelay: Sendable {
         for _ in 0..<50 {
             guard case .waiting = state.withLockedValue({ $0 }) else { return }
             do {
-                let (server, files) = try await Self.startServer(directory: directory, port: port, credentials: credentials, group: group)
+                let server = try await Self.startServer(directory: directory, port: port, credentials: credentials, group: group)
                 let kept = state.withLockedValue { s -> Bool in
                     guard case .waiting = s else { return false }
-                    s = .running(server, files)
+                    s = .running(server)
                     return true
                 }
-                if !kept {
-                    await server.shutdown()
-                    await files.shutdown()
-                }
+                if !kept { await server.shutdown() }
                 return
             } catch {
                 try? await Task.sleep(nanoseconds: 200_000_000)
@@ -173,10 +177,7 @@ final class EmbeddedRelay: Sendable {
             s = .closed
             return p
         }
-        if case .running(let server, let files) = previous {
-            await server.shutdown()
-            await files.shutdown()
-        }
+        if case .running(let server) = previous { await server.shutdown() }
         // Closing the descriptor releases the lock for the next waiting client (or, while this
         // one still waits, is harmless: the process is ending).
         if case .waiting = previous { return }
@@ -216,7 +217,7 @@ enum EmbeddedRelayError: Error, CustomStringConvertible {
         switch self {
         case .lockFailed(let p, let e): "cannot lock \(p): \(String(cString: strerror(e)))"
         case .cannotStart(let port, let why):
-            "cannot start the local relay on 127.0.0.1:\(port) and its file server on port \(port + 1) (\(why)); is another program using the ports? Use --relay-port or -s SERVER"
+            "cannot start the local relay on 127.0.0.1:\(port) (\(why)); is another program using the port? Use --relay-port or -s SERVER"
         case .notListening(let port):
             "another local client owns the relay but nothing accepts connections on 127.0.0.1:\(port); stop it or use --relay-port"
         }

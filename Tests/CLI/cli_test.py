@@ -462,8 +462,9 @@ try:
     carol.expect("#team alice> hello team")
     carol.type("#team hi bob")
     bob.expect("#team carol> hi bob")
-    # The embedded XFTP server runs beside the relay (port + 1): TLS with ALPN xftp/1.
-    r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{int(RELAY_PORT) + 1}", "-alpn", "xftp/1"],
+    # The embedded XFTP server runs beside the relay (port + 1000): TLS with ALPN xftp/1.
+    xftp_port = int(RELAY_PORT) + 1000 if int(RELAY_PORT) + 1000 <= 65535 else int(RELAY_PORT) - 1000
+    r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{xftp_port}", "-alpn", "xftp/1"],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
     check("ALPN protocol: xftp/1" in r.stdout, f"embedded XFTP server answers TLS with ALPN xftp/1: {r.stdout[-400:]} {r.stderr[-200:]}")
     print("terminal: ok")
@@ -510,6 +511,17 @@ try:
     alice.expect("#temp: you deleted the group")
     alice.type("/delete carol")
     alice.expect("carol: contact is deleted")
+    # Re-synchronizing encryption and changing the receiving address, by name.
+    alice.type("/sync @bob force=on")
+    alice.expect("bob: connection synchronization started")
+    bob.expect("alice: connection synchronized")
+    alice.expect("bob: connection synchronized")
+    alice.type("@bob after sync")
+    bob.expect("alice> after sync")
+    alice.type("/switch @bob")
+    alice.expect("bob: you started changing address")
+    alice.type("@bob after switch")
+    bob.expect("alice> after switch")
     alice.type("/p alicia Alice A")
     alice.expect("user profile is changed to alicia")
     alice.type("/p")
@@ -518,7 +530,7 @@ try:
     run_file_tests()
 
     # WebSocket API from this process.
-    ws_port = free_port()  # not RELAY_PORT + 1: the embedded XFTP server listens there
+    ws_port = free_port()
     bot = subprocess.Popen([BIN, "-d", f"{HOME}/bot", "--display-name", "bot", "--relay-port", RELAY_PORT, "-p", str(ws_port)],
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     line = b""

@@ -835,13 +835,13 @@ enum CaseNames {
         case .groupLink: "groupLink"
         case .groupLinkDeleted: "groupLinkDeleted"
         case .startedConnectionToGroup: "startedConnectionToGroup"
-        case .file: "file"
         case .contactRatchetSyncStarted: "contactRatchetSyncStarted"
         case .groupMemberRatchetSyncStarted: "groupMemberRatchetSyncStarted"
         case .contactSwitchStarted: "contactSwitchStarted"
         case .groupMemberSwitchStarted: "groupMemberSwitchStarted"
         case .contactSwitchAborted: "contactSwitchAborted"
         case .groupMemberSwitchAborted: "groupMemberSwitchAborted"
+        case .file: "file"
         case .unknown: nil
         }
     }
@@ -883,11 +883,11 @@ enum CaseNames {
         case .groupDeleted: "groupDeleted"
         case .groupUpdated: "groupUpdated"
         case .groupMemberUpdated: "groupMemberUpdated"
-        case .file: "file"
         case .contactRatchetSync: "contactRatchetSync"
         case .groupMemberRatchetSync: "groupMemberRatchetSync"
         case .contactSwitch: "contactSwitch"
         case .groupMemberSwitch: "groupMemberSwitch"
+        case .file: "file"
         case .unknown: nil
         }
     }

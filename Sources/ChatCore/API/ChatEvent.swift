@@ -35,14 +35,14 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case groupDeleted(user: User, groupInfo: GroupInfo, member: GroupMember)
     case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?)
     case groupMemberUpdated(user: User, groupInfo: GroupInfo, fromMember: GroupMember, toMember: GroupMember)
-    /// A file event (EVENTS.md "File events"), written as its own tag.
-    case file(ChatFileEvent)
     /// The ratchet re-synchronization state of a contact's connection changed (EVENTS.md).
     case contactRatchetSync(user: User, contact: Contact, ratchetSyncProgress: RatchetSyncProgress)
     case groupMemberRatchetSync(user: User, groupInfo: GroupInfo, member: GroupMember, ratchetSyncProgress: RatchetSyncProgress)
     /// A queue switch of a contact's connection progressed (EVENTS.md).
     case contactSwitch(user: User, contact: Contact, switchProgress: SwitchProgress)
     case groupMemberSwitch(user: User, groupInfo: GroupInfo, member: GroupMember, switchProgress: SwitchProgress)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileEvent)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -85,7 +85,6 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "groupDeleted": self = try .groupDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"))
         case "groupMemberUpdated": self = try .groupMemberUpdated(user: c.v("user"), groupInfo: c.v("groupInfo"), fromMember: c.v("fromMember"), toMember: c.v("toMember"))
-        case let t where ChatFileEvent.tags.contains(t): self = try .file(ChatFileEvent(from: decoder))
         case "contactRatchetSync":
             self = try .contactRatchetSync(user: c.v("user"), contact: c.v("contact"), ratchetSyncProgress: c.v("ratchetSyncProgress"))
         case "groupMemberRatchetSync":
@@ -94,6 +93,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "contactSwitch": self = try .contactSwitch(user: c.v("user"), contact: c.v("contact"), switchProgress: c.v("switchProgress"))
         case "groupMemberSwitch":
             self = try .groupMemberSwitch(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), switchProgress: c.v("switchProgress"))
+        case let t where ChatFileEvent.tags.contains(t): self = try .file(ChatFileEvent(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -307,6 +307,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
             try c.put(progress, "switchProgress")
+        case .unknown: break
         case .unknown, .file: break
         }
     }

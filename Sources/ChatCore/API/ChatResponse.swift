@@ -60,8 +60,6 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupLink(user: User, groupInfo: GroupInfo, groupLink: GroupLink)
     case groupLinkDeleted(user: User, groupInfo: GroupInfo)
     case startedConnectionToGroup(user: User, groupInfo: GroupInfo, customUserProfile: Profile?)
-    /// A file event (EVENTS.md "File events"), written as its own tag.
-    case file(ChatFileResponse)
     /// `/_sync @<contactId>` started a ratchet re-synchronization.
     case contactRatchetSyncStarted(user: User, contact: Contact, connectionStats: ConnectionStats)
     case groupMemberRatchetSyncStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
@@ -70,6 +68,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupMemberSwitchStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
     case contactSwitchAborted(user: User, contact: Contact, connectionStats: ConnectionStats)
     case groupMemberSwitchAborted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
+    /// A file event (EVENTS.md "File events"), written as its own tag.
+    case file(ChatFileResponse)
     /// A member of a newer version, kept raw.
     case unknown(JSONValue)
 
@@ -132,7 +132,6 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupLink": self = try .groupLink(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
         case "groupLinkDeleted": self = try .groupLinkDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "startedConnectionToGroup": self = try .startedConnectionToGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), customUserProfile: c.opt("customUserProfile"))
-        case let t where ChatFileResponse.tags.contains(t): self = try .file(ChatFileResponse(from: decoder))
         case "contactRatchetSyncStarted":
             self = try .contactRatchetSyncStarted(user: c.v("user"), contact: c.v("contact"), connectionStats: c.v("connectionStats"))
         case "groupMemberRatchetSyncStarted":
@@ -148,6 +147,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupMemberSwitchAborted":
             self = try .groupMemberSwitchAborted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
                                                  connectionStats: c.v("connectionStats"))
+        case let t where ChatFileResponse.tags.contains(t): self = try .file(ChatFileResponse(from: decoder))
         default: self = try .unknown(rawJSON(decoder))
         }
     }
@@ -428,6 +428,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
             try c.put(stats, "connectionStats")
+        case .unknown: break
         case .unknown, .file: break
         }
     }

@@ -285,14 +285,14 @@ public actor ChatController {
             return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
-        case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
-            return try await executeFileCommand(cmd)
         case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return try await syncMemberRatchet(groupId: g, groupMemberId: m, force: force)
         case .apiSwitchContact(let id): return try await switchContact(contactId: id, abort: false)
         case .apiSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: false)
         case .apiAbortSwitchContact(let id): return try await switchContact(contactId: id, abort: true)
         case .apiAbortSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: true)
+        case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
+            return try await executeFileCommand(cmd)
         case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             // No `default:` here: a new command does not compile until it is dispatched.
