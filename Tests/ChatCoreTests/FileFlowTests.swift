@@ -217,6 +217,20 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
             #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/notes.txt"))) == bytes)
         }
 
+        // Bob forwards the received file to Alice: it goes with the message, from Bob's copy.
+        let aliceId = try #require(try await bob.contactIdOf("alice"))
+        let bobOffer = try #require(try await bob.cmd("/_get chat #\(memberGroups[0]) count=20")["chat"] as? [String: Any])
+        let fileItem = try #require((bobOffer["chatItems"] as? [[String: Any]])?.last { $0["file"] != nil })
+        let fileItemId = try #require(((fileItem["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value)
+        let fwd = try await bob.cmd("/_forward @\(aliceId) #\(memberGroups[0]) \(fileItemId)")
+        #expect(fwd["type"] as? String == "newChatItems" && file(fwd)?["fileName"] as? String == "notes.txt")
+        let fwdOffer = try await alice.event("newChatItems") { file($0) != nil }
+        try await alice.event("rcvFileDescrReady", timeout: 60)
+        try await alice.cmd("/freceive \(try #require(fileId(fwdOffer)))")
+        let got = try await alice.event("rcvFileComplete", timeout: 60)
+        let name = try #require((eventFile(got)?["fileSource"] as? [String: Any])?["filePath"] as? String)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: aliceFiles + "/" + name))) == bytes)
+
         await alice.c.close()
         await bob.c.close()
         await carol.c.close()
@@ -353,6 +367,63 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         await alice.c.close()
         await bob2.c.close()
         await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// Hostile file messages from a peer on the wire: a path-traversal name, a description that is
+    /// not YAML, parts out of order, descriptions and cancels of unknown messages. Each gets the
+    /// reference's error; nothing is written outside the files folder and the chat goes on.
+    @Test func hostileFileMessagesAreRefused() async throws {
+        let dir = NSTemporaryDirectory() + "file-hostile-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, _) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let (_, _, conn) = try await alice.c.contactConnection(bobId)
+        func send(_ event: ChatMsgEvent, _ msgId: SharedMsgId = .random()) async throws {
+            let body = try await alice.c.chatMessage(event, msgId: msgId)
+            _ = try await alice.c.sendToAgent(conn, body)
+        }
+
+        // An offer named to climb out of the files folder, then a "description" that is not one.
+        let offerId = SharedMsgId.random()
+        let inv = FileInvitation(fileName: "../../../etc/passwd", fileSize: 10, fileDescr: ChatController.dummyFileDescr)
+        try await send(.msgNew(MsgContainer(content: .file(text: ""), file: inv)), offerId)
+        let offer = try await bob.event("newChatItems") { file($0) != nil }
+        #expect(file(offer)?["fileName"] as? String == "passwd")
+        let fid = try #require(fileId(offer))
+        // Part 2 before part 1 is refused; part 1 (garbage, complete) is taken; more after it are refused.
+        try await send(.msgFileDescr(msgId: offerId, fileDescr: FileDescr(fileDescrText: "x", fileDescrPartNo: 2, fileDescrComplete: false)))
+        let outOfOrder = try await bob.event("chatError")
+        #expect(((outOfOrder["chatError"] as? [String: Any])?["storeError"] as? [String: Any])?["type"] as? String == "rcvFileInvalidDescrPart")
+        try await send(.msgFileDescr(msgId: offerId, fileDescr: FileDescr(fileDescrText: "not: [a description", fileDescrPartNo: 1, fileDescrComplete: true)))
+        try await bob.event("rcvFileDescrReady")
+        try await send(.msgFileDescr(msgId: offerId, fileDescr: FileDescr(fileDescrText: "more", fileDescrPartNo: 2, fileDescrComplete: true)))
+        try await bob.event("chatError") { (($0["chatError"] as? [String: Any])?["storeError"] as? [String: Any])?["type"] as? String == "rcvFileInvalidDescrPart" }
+        // Accepting it: the description cannot be read, so the file fails and its reserved target goes.
+        try await bob.cmd("/freceive \(fid) approved_relays=on")
+        let failed = try await bob.event("rcvFileError")
+        #expect((failed["agentError"] as? [String: Any])?["type"] as? String == "FILE")
+        #expect(!FileManager.default.fileExists(atPath: bobFiles + "/passwd"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/etc/passwd"))
+        let status = try await bob.cmd("/fstatus \(fid)")
+        #expect(eventFile(status).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "rcvError")
+
+        // Descriptions and cancels of messages Bob never got.
+        try await send(.msgFileDescr(msgId: .random(), fileDescr: FileDescr(fileDescrText: "x", fileDescrPartNo: 1, fileDescrComplete: true)))
+        try await bob.event("chatError") { (($0["chatError"] as? [String: Any])?["storeError"] as? [String: Any])?["type"] as? String == "fileIdNotFoundBySharedMsgId" }
+        try await send(.fileCancel(msgId: .random()))
+        try await bob.event("chatError") { (($0["chatError"] as? [String: Any])?["storeError"] as? [String: Any])?["type"] as? String == "fileIdNotFoundBySharedMsgId" }
+
+        // The chat goes on.
+        try await alice.cmd("/_send @\(bobId) text still friends")
+        try await bob.event("newChatItems") { itemText($0) == "still friends" }
+
+        await alice.c.close()
+        await bob.c.close()
         await xftp.stop()
         await relay.shutdown()
     }

@@ -63,6 +63,7 @@ extension ChatController {
 
     func stopAgent() async {
         files.cancelAll()
+        await files.pool.closeAll()
         timedDeletions?.cancel()
         timedDeletions = nil
         guard let a = agent else { return }

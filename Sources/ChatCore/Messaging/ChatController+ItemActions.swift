@@ -119,20 +119,33 @@ extension ChatController {
 
     /// `/_forward`: sends the items' content to another chat (direct or group), marked as forwarded.
     func forward(to: ChatRef, from: ChatRef, _ itemIds: [Int64], ttl: Int?) async throws(ChatError) -> ChatResponse {
-        var contents: [MsgContent] = []
+        var contents: [(MsgContent, CryptoFile?)] = []
         for id in itemIds {
             let (_, r) = try sourceItem(from, id)
             if r["item_deleted"] as String? == nil, let c = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent {
-                contents.append(c)
+                // The item's file goes with it when it is here whole (issue 15).
+                contents.append((c, forwardableFile(id)))
             }
         }
         let (user, target) = try messageTarget(to, requiredRole: .author)
         let itemTTL = itemTTL(target, ttl)
         var prepared: [PreparedItem] = []
-        for content in contents {
-            prepared.append(try prepareItem(user: user, target, content: content, quotedItemId: nil, ttl: itemTTL, live: false, forwarded: true))
+        var sndFiles: [(fileId: Int64, sharedMsgId: SharedMsgId)] = []
+        do {
+            for (content, source) in contents {
+                var p = try prepareItem(user: user, target, content: content, quotedItemId: nil, ttl: itemTTL, live: false, forwarded: true)
+                if let source {
+                    let f = try prepareSndFile(userId: user.userId, source: source, to: try fileRecipients(target))
+                    p.container.file = f.invitation
+                    sndFiles.append((f.fileId, p.sharedMsgId))
+                }
+                prepared.append(p)
+            }
+        } catch {
+            discardSndFiles(sndFiles.map(\.fileId))
+            throw error
         }
-        return try await sendNewItems(user: user, target, prepared)
+        return try await sendNewItems(user: user, target, prepared, files: sndFiles)
     }
 
     /// `/_profile <userId> <json>`: updates the profile and sends it (x.info) to every contact.

@@ -32,6 +32,13 @@ extension ChatController {
             discardSndFiles(sndFiles.map(\.fileId))
             throw error
         }
+        return try await sendNewItems(user: user, target, prepared, files: sndFiles)
+    }
+
+    /// Sends prepared items with files (issue 15): each file is linked to its stored item (and its
+    /// upload starts) before the items are read for the answer.
+    func sendNewItems(user: User, _ target: MessageTarget, _ prepared: [PreparedItem],
+                      files sndFiles: [(fileId: Int64, sharedMsgId: SharedMsgId)]) async throws(ChatError) -> ChatResponse {
         if sndFiles.isEmpty { return try await sendNewItems(user: user, target, prepared) }
         let itemIds: [Int64]
         do { itemIds = try await sendPrepared(target, prepared) } catch {
