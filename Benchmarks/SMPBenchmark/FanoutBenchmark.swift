@@ -19,6 +19,8 @@ enum FanoutBenchmark {
         let relays: Int
         let seconds: Double
         let errors: Int
+        /// The first error seen, to say what the errors were.
+        let firstError: String?
     }
 
     private struct Member: Sendable {
@@ -70,7 +72,12 @@ enum FanoutBenchmark {
         for m in members { keys[m.recipientId] = m.recipientKey }
         let recipientKeys = keys
 
-        let delivered = Counter(), errors = Counter()
+        let delivered = Counter(), errors = Counter(), acked = Counter()
+        let firstError = NIOLockedValueBox<String?>(nil)
+        @Sendable func failed(_ what: String) {
+            errors.add()
+            firstError.withLockedValue { if $0 == nil { $0 = what } }
+        }
         let done = AsyncStream<Void>.makeStream()
         var receiving: [Task<Void, Never>] = []
         for r in 0..<relays {
@@ -79,7 +86,10 @@ enum FanoutBenchmark {
                 for await event in client.events {
                     guard case .message(let m) = event else { continue }
                     if let key = recipientKeys[m.recipientId] {
-                        Task { do { try await client.ack(recipientId: m.recipientId, key: key, msgId: m.msgId) } catch { errors.add() } }
+                        Task {
+                            do { try await client.ack(recipientId: m.recipientId, key: key, msgId: m.msgId) } catch { failed("ACK: \(error)") }
+                            acked.add()
+                        }
                     }
                     delivered.add()
                     if delivered.value == n { done.continuation.yield() }
@@ -91,9 +101,12 @@ enum FanoutBenchmark {
         let start = nowNanos()
         let sendFailures = await boundedConcurrency(count: n, width: 256) { i in
             let m = members[i]
-            try await sendersNow[m.relay].send(senderId: m.senderId, key: m.senderKey, body: body)
+            do { try await sendersNow[m.relay].send(senderId: m.senderId, key: m.senderKey, body: body) } catch {
+                failed("SEND: \(error)")
+                throw error
+            }
         }
-        errors.add(sendFailures)
+        errors.add(0)
         if sendFailures == 0 {
             let waiter = Task { for await _ in done.stream { return } }
             let timeout = Task {
@@ -105,9 +118,13 @@ enum FanoutBenchmark {
         }
         let seconds = Double(nowNanos() - start) / 1e9
         let missing = n - delivered.value
+        // The figure is taken; let the ACKs in flight finish before the connections close.
+        let ackDeadline = nowNanos() + 10_000_000_000
+        while acked.value < delivered.value, nowNanos() < ackDeadline { await sleep(seconds: 0.01) }
         for c in senders + recipients { await c.close() }
         for t in receiving { await t.value }
         for s in servers { await s.shutdown() }
-        return Result(members: n, relays: relays, seconds: seconds, errors: errors.value + max(0, missing))
+        if missing > 0 { failed("\(missing) members without the message") }
+        return Result(members: n, relays: relays, seconds: seconds, errors: errors.value, firstError: firstError.withLockedValue { $0 })
     }
 }

@@ -158,6 +158,7 @@ struct SMPBench: AsyncParsableCommand {
                 let target = n >= 1000 ? (r.seconds < 2 ? "< 2 s met" : "< 2 s MISSED") : "-"
                 print("   " + pad("\(n)", 9) + pad(format(r.seconds, 3), 10) + pad(format(floorSeconds, 3), 10)
                       + pad(format(floorSeconds / r.seconds, 3), 15) + pad("\(r.errors)", 8) + target)
+                if let e = r.firstError { print("     first error: \(e)") }
                 fflush(nil)
             }
         }
