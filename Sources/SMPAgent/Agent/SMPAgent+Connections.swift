@@ -185,7 +185,7 @@ extension SMPAgent {
             try RatchetRecord(connId: connId, x3dhPrivate: nil, ratchetState: state).insert(db)
             self.ratchetPending[connId] = ratchet
             _ = try self.storeSndMessage(db, connId: connId, type: .confirmation, plain: plain, envelope: envelope)
-            if linkSndKey != nil { try db.run("DELETE FROM inv_short_links WHERE snd_id = ?", [Data(q.senderId)]) }
+            if linkSndKey != nil { try db.deleteInvitationShortLink(sndId: q.senderId) }
         }
         wake(connId)
         return connId
@@ -220,7 +220,7 @@ extension SMPAgent {
                 throw AgentError.connection(.notFound, "confirmation \(confirmationId)")
             }
             guard conn.status == .confirmed, !conf.accepted else { throw AgentError.command(.prohibited, "connection is \(conn.status)") }
-            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
+            guard let rq = try db.rcvQueues(connId).first else {
                 throw AgentError.internalError("no receive queue")
             }
             return (conn, conf, rq)
@@ -264,9 +264,9 @@ extension SMPAgent {
                                 e2ePrivateKey: Data(sndE2E.rawRepresentation), e2eDhSecret: Data(secret), sndSecure: senderSecures,
                                 status: senderSecures ? .secured : .new, smpClientVersion: Int(q.clientVersion))
         try write { db in
-            try db.run("UPDATE confirmations SET accepted = 1 WHERE confirmation_id = ?", [confirmationId])
-            try db.run("UPDATE rcv_queues SET status = 'secured' WHERE rcv_queue_id = ?", [rq.rcvQueueId])
-            try db.run("UPDATE connections SET status = 'allowed' WHERE conn_id = ?", [connId])
+            try db.markConfirmationAccepted(confirmationId)
+            try db.setRcvQueueStatus(rq.rcvQueueId, "secured")
+            try db.setConnectionStatus(connId, "allowed")
             try sq.insert(db)
             try self.saveRatchet(in: db, connId, ratchet)
             _ = try self.storeSndMessage(db, connId: connId, type: .confirmation, plain: plain, envelope: envelope)
@@ -287,7 +287,7 @@ extension SMPAgent {
         do { link = try ConnectionRequestURI(parsing: inv.connRequest) } catch { throw .link(error) }
         let connId = try await joinInvitation(link: link, connInfo: connInfo, pq: pqSupport ?? config.pqSupport, userId: userId)
         try write { db in
-            try db.run("UPDATE invitations SET accepted = 1 WHERE invitation_id = ?", [invitationId])
+            try db.markInvitationAccepted(invitationId)
         }
         return connId
     }

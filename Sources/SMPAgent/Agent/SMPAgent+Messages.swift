@@ -13,7 +13,7 @@ extension SMPAgent {
         let id = try write { db in
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
-                try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM snd_queues WHERE conn_id = ?"), arguments: [connId]) ?? 0 > 0
+                try db.hasSndQueue(connId)
             else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
             // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
             guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
@@ -27,23 +27,23 @@ extension SMPAgent {
     /// one). With `receipt`, the sender gets a RCVD event carrying it.
     public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
         let (msg, rq, already, receiptRefused) = try write { db in
-            guard var m = try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND internal_id = ?", [connId, msgId]) else {
+            guard var m = try db.rcvMessage(connId, internalId: msgId) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
             // The queue it came on (two while the connection switches queues), else the primary one.
             // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
             let rq: RcvQueueRecord?
             if let id = m.rcvQueueId {
-                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE rcv_queue_id = ?", [id])
+                rq = try db.rcvQueue(id)
             } else {
-                rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC", [connId])
+                rq = try db.rcvQueues(connId).first
                 if rq == nil { throw AgentError.internalError("no receive queue") }
             }
             let already = m.userAck
             var refused = false
             if !already {
                 m.userAck = true
-                try db.run("UPDATE rcv_messages SET user_ack = 1 WHERE conn_id = ? AND internal_id = ?", [connId, msgId])
+                try db.markRcvMessageAcknowledged(connId, internalId: msgId)
                 if let receipt {
                     // As simplexmq: the message is acknowledged, but no receipt is queued while
                     // the ratchet is out of sync (the call then fails after the ACK).
@@ -110,7 +110,7 @@ extension SMPAgent {
         }
         guard !stopped else { return }
         let server = (try? store.read { db in
-            try String.fetchOne(db, sql: "SELECT server FROM snd_queues WHERE conn_id = ?", arguments: [connId])
+            try db.sndQueueServer(connId)
         }) ?? nil
         guard let server else { return }
         let (stream, cont) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -130,14 +130,12 @@ extension SMPAgent {
             let next: Next
             do {
                 next = try store.read { db -> Next in
-                    guard let m = try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
+                    guard let m = try db.nextPendingSndMessage(connId)
                     else { return .idle }
                     // A message for a given queue (QTEST) goes there; the rest to the current queue,
                     // the one not replacing another (the old one until a switch completes).
-                    let named = try m.sndQueueId.flatMap { id in try db.one(SndQueueRecord.self, "SELECT * FROM snd_queues WHERE snd_queue_id = ?", [id]) }
-                    guard let sq = try named ?? db.one(SndQueueRecord.self, """
-                        SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY replace_snd_queue_id IS NOT NULL, snd_queue_id LIMIT 1
-                        """, [connId])
+                    let named = try m.sndQueueId.flatMap { id in try db.sndQueue(id) }
+                    guard let sq = try named ?? db.currentSndQueue(connId)
                     else { return .idle }
                     return .send(m, sq)
                 }
@@ -209,26 +207,26 @@ extension SMPAgent {
             connected = try write { db -> Bool? in
                 // Only the status: clearing the 16 KB envelope here would rewrite its overflow
                 // pages on every message; sent envelopes are cleared in batches instead.
-                try db.run("UPDATE snd_messages SET status = 'sent' WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
+                try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
                 self.sentSinceCleanup += 1
                 if self.sentSinceCleanup >= 200 {
                     self.sentSinceCleanup = 0
-                    try db.run("UPDATE snd_messages SET envelope = NULL WHERE status = 'sent' AND envelope IS NOT NULL")
+                    try db.clearSentEnvelopes()
                 }
                 guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else { return nil }
                 switch msg.msgType {
                 case .confirmation:
                     if sq.status == .new {
-                        try db.run("UPDATE snd_queues SET status = 'confirmed' WHERE snd_queue_id = ?", [sq.sndQueueId])
+                        try db.setSndQueueStatus(sq.sndQueueId, "confirmed")
                     } else if conn.initiator && sq.sndSecure {
                         // Fast procedure: both queues are secured by their senders; we are done.
-                        try db.run("UPDATE snd_queues SET status = 'active' WHERE snd_queue_id = ?", [sq.sndQueueId])
-                        try db.run("UPDATE rcv_queues SET status = 'active' WHERE conn_id = ?", [msg.connId])
+                        try db.setSndQueueStatus(sq.sndQueueId, "active")
+                        try db.setRcvQueuesStatus(connId: msg.connId, "active")
                         return try self.setActive(db, msg.connId)
                     }
                 case .hello:
-                    try db.run("UPDATE snd_queues SET status = 'active' WHERE snd_queue_id = ?", [sq.sndQueueId])
-                    let rqActive = try Bool.fetchOne(db.cachedStatement(sql: "SELECT status = 'active' FROM rcv_queues WHERE conn_id = ?"), arguments: [msg.connId]) ?? false
+                    try db.setSndQueueStatus(sq.sndQueueId, "active")
+                    let rqActive = try db.rcvQueueIsActive(connId: msg.connId)
                     if rqActive { return try self.setActive(db, msg.connId) }
                 default:
                     break
@@ -245,7 +243,7 @@ extension SMPAgent {
 
     private func failed(_ msg: SndMessageRecord, _ error: AgentError) {
         try? write { db in
-            try db.run("UPDATE snd_messages SET status = 'failed', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [msg.connId, msg.internalId])
+            try db.markSndMessageFailed(msg.connId, internalId: msg.internalId)
         }
         if msg.msgType == .message {
             emit(msg.connId, .merr(msgId: msg.internalId, error))
@@ -256,7 +254,7 @@ extension SMPAgent {
 
     /// Marks the connection established; returns whether the ratchet uses PQ KEM now.
     func setActive(_ db: Database, _ connId: String) throws -> Bool {
-        try db.run("UPDATE connections SET status = 'active' WHERE conn_id = ?", [connId])
+        try db.setConnectionStatus(connId, "active")
         return (try? ratchet(in: db, connId))?.pqEncryption ?? false
     }
 }

@@ -22,7 +22,7 @@ extension SMPAgent {
         let found: RcvQueueRecord?
         do {
             found = try store.read { db in
-                try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE server = ? AND rcv_id = ?", [server, Data(m.recipientId)])
+                try db.rcvQueue(server: server, rcvId: m.recipientId)
             }
         } catch {
             return retryReceive(server: server, m, connId: "", AgentError.wrapStore(error), attempt: attempt)
@@ -66,7 +66,7 @@ extension SMPAgent {
         guard let body = m.body else { return try quotaReached(rq) }
         // A message we stored before (our ACK was lost, or we crashed before it).
         if let dup = try store.read({ db in
-            try db.one(RcvMessageRecord.self, "SELECT * FROM rcv_messages WHERE conn_id = ? AND broker_id = ?", [rq.connId, Data(m.msgId)])
+            try db.rcvMessage(rq.connId, brokerId: m.msgId)
         }) {
             if dup.userAck { return (.ack, [], nil) }
             return (.waitForUser, [.msg(meta(dup), body: [UInt8](dup.body))], nil)
@@ -166,10 +166,8 @@ extension SMPAgent {
             try write { db in
                 try conf.insert(db)
                 try self.saveRatchet(in: db, rq.connId, ratchet)
-                try db.run("UPDATE rcv_queues SET status = 'confirmed', e2e_dh_secret = ? WHERE rcv_queue_id = ?", [secret, rq.rcvQueueId])
-                try db.run("""
-                    UPDATE connections SET status = 'confirmed', last_external_snd_msg_id = 1, last_rcv_msg_hash = ? WHERE conn_id = ?
-                    """, [Data(CryptoHash.sha256(plain)), rq.connId])
+                try db.setRcvQueueE2E(rq.rcvQueueId, status: "confirmed", dhSecret: secret)
+                try db.setConnectionConfirmed(rq.connId, status: "confirmed", firstMessageHash: CryptoHash.sha256(plain))
             }
             return (.ack, [.conf(confirmationId: conf.confirmationId, connInfo: info)], nil)
         }
@@ -185,17 +183,14 @@ extension SMPAgent {
             let fast = senderKey == nil
             let pq: Bool? = try write { db -> Bool? in
                 try self.saveRatchet(in: db, rq.connId, ratchet)
-                try db.run("""
-                    UPDATE connections SET status = 'allowed', last_external_snd_msg_id = 1, last_rcv_msg_hash = ? WHERE conn_id = ?
-                    """, [Data(CryptoHash.sha256(plain)), rq.connId])
+                try db.setConnectionConfirmed(rq.connId, status: "allowed", firstMessageHash: CryptoHash.sha256(plain))
                 // The initiator KEYed (or SKEYed) our first queue before confirming.
-                try db.run("UPDATE snd_queues SET status = ? WHERE conn_id = ?", [fast ? "active" : "secured", rq.connId])
+                try db.setSndQueuesStatus(connId: rq.connId, fast ? "active" : "secured")
                 if fast {
-                    try db.run("UPDATE rcv_queues SET status = 'active', e2e_dh_secret = ? WHERE rcv_queue_id = ?", [secret, rq.rcvQueueId])
+                    try db.setRcvQueueE2E(rq.rcvQueueId, status: "active", dhSecret: secret)
                     return try self.setActive(db, rq.connId)
                 }
-                let args: StatementArguments = [secret, senderKey, rq.rcvQueueId]
-                try db.run("UPDATE rcv_queues SET status = 'confirmed', e2e_dh_secret = ?, snd_key = ? WHERE rcv_queue_id = ?", args)
+                try db.setRcvQueueE2E(rq.rcvQueueId, status: "confirmed", dhSecret: secret, senderKey: senderKey)
                 return nil
             }
             var events: [AgentEventKind] = [.info(connInfo: info)]
@@ -219,7 +214,7 @@ extension SMPAgent {
             let key = try authKey(rq.rcvPrivateKey)
             try await smp(rq.server) { c throws(SMPClientError) in try await c.secure(recipientId: [UInt8](rq.rcvId), key: key, senderKey: senderKey) }
             try write { db in
-                try db.run("UPDATE rcv_queues SET status = 'secured', snd_key = NULL WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+                try db.markRcvQueueSecured(rq.rcvQueueId)
                 _ = try self.enqueue(db, connId: connId, .hello, type: .hello)
             }
             wake(connId)
@@ -285,7 +280,7 @@ extension SMPAgent {
             var after = AfterReceive.ack
             switch aMessage {
             case .hello:
-                try db.run("UPDATE rcv_queues SET status = 'active' WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+                try db.setRcvQueueStatus(rq.rcvQueueId, "active")
                 let sqStatus = try db.sndQueueStatus(connId)
                 try db.saveCounters(conn)
                 if sqStatus == QueueStatus.active.rawValue {

@@ -76,7 +76,7 @@ extension SMPAgent {
             guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "abortConnectionSwitch: send prohibited") }
             let removed = rqs.filter { $0.replaceRcvQueueId == switching.rcvQueueId }
             guard removed.count < rqs.count else { throw AgentError.internalError("won't delete all rcv queues in connection") }
-            for q in removed { try db.run("DELETE FROM rcv_queues WHERE rcv_queue_id = ?", [q.rcvQueueId]) }
+            for q in removed { try db.deleteRcvQueue(q.rcvQueueId) }
             try db.setRcvSwitchStatus(switching.rcvQueueId, nil)
             return (removed, try self.connectionStats(db, connId))
         }
@@ -100,7 +100,7 @@ extension SMPAgent {
         }
         let stale = sqs.filter { $0.replaceSndQueueId == old.sndQueueId }
         guard sqs.count - stale.count > 0 else { throw AgentError.agent(.queue("QADD: won't delete all snd queues in connection")) }
-        for q in stale { try db.run("DELETE FROM snd_queues WHERE snd_queue_id = ?", [q.sndQueueId]) }
+        for q in stale { try db.deleteSndQueue(q.sndQueueId) }
         let sndKey: PrivateAuthKey
         let e2e = X25519PrivateKey()
         let secret: [UInt8]
@@ -119,7 +119,7 @@ extension SMPAgent {
                                 queueMode: item.queue.queueMode)
         _ = try enqueue(db, connId: conn.connId, .qKey([QueueSenderKey(queue: info, senderKey: sndKey.publicKey)]), type: .qKey,
                         sndQueueId: old.sndQueueId)
-        try db.run("UPDATE snd_queues SET switch_status = ? WHERE snd_queue_id = ?", [SndSwitchStatus.sendingQKEY.rawValue, old.sndQueueId])
+        try db.setSndSwitchStatus(old.sndQueueId, .sendingQKEY)
         return [.switchProgress(.snd, .started, try connectionStats(db, conn.connId))]
     }
 
@@ -139,9 +139,8 @@ extension SMPAgent {
         do { secret = try X25519PrivateKey(rawRepresentation: [UInt8](new.e2ePrivateKey)).sharedSecret(with: item.queue.dhPublicKey) } catch {
             throw AgentError.internalError("queue key agreement: \(error)")
         }
-        try db.run("""
-            UPDATE rcv_queues SET status = 'confirmed', e2e_dh_secret = ?, snd_key = ?, smp_client_version = ? WHERE rcv_queue_id = ?
-            """, [Data(secret), Data(item.senderKey.x509Encoded), min(new.smpClientVersion, Int(item.queue.clientVersion)), new.rcvQueueId])
+        try db.confirmSwitchQueue(new.rcvQueueId, dhSecret: Data(secret), senderKey: Data(item.senderKey.x509Encoded),
+                                  smpClientVersion: min(new.smpClientVersion, Int(item.queue.clientVersion)))
         return [.switchProgress(.rcv, .confirmed, try connectionStats(db, conn.connId))]
     }
 
@@ -157,9 +156,9 @@ extension SMPAgent {
             throw AgentError.agent(.queue("QUSE: switching SndQueue not found in connection"))
         }
         try Self.checkSwitch(old.switchStatus, SndSwitchStatus.sendingQKEY.rawValue)
-        try db.run("UPDATE snd_queues SET status = 'secured' WHERE snd_queue_id = ?", [new.sndQueueId])
+        try db.setSndQueueStatus(new.sndQueueId, "secured")
         _ = try enqueue(db, connId: conn.connId, .qTest([item.queue]), type: .qTest, sndQueueId: new.sndQueueId)
-        try db.run("UPDATE snd_queues SET switch_status = ? WHERE snd_queue_id = ?", [SndSwitchStatus.sendingQTEST.rawValue, old.sndQueueId])
+        try db.setSndSwitchStatus(old.sndQueueId, .sendingQTEST)
         return [.switchProgress(.snd, .secured, try connectionStats(db, conn.connId))]
     }
 
@@ -167,8 +166,8 @@ extension SMPAgent {
     /// (simplexmq marks it `received_message` and deletes it with ICQDelete).
     func messageOnNewQueue(_ db: Database, _ rq: RcvQueueRecord) throws -> RcvQueueRecord? {
         guard let oldId = rq.replaceRcvQueueId else { return nil }
-        try db.run("UPDATE rcv_queues SET status = 'active', primary_queue = 1 WHERE rcv_queue_id = ?", [rq.rcvQueueId])
-        guard let old = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE rcv_queue_id = ?", [oldId]) else { return nil }
+        try db.makeRcvQueuePrimary(rq.rcvQueueId)
+        guard let old = try db.rcvQueue(oldId) else { return nil }
         guard old.switchStatus == RcvSwitchStatus.sendingQUSE.rawValue else { return nil }
         try db.setRcvSwitchStatus(old.rcvQueueId, .receivedMessage)
         return old
@@ -180,9 +179,7 @@ extension SMPAgent {
     /// Resumed at start when a previous attempt did not finish.
     func secureSwitchQueue(connId: String) async {
         guard let rq = try? store.read({ db in
-            try RcvQueueRecord.fetchOne(db, sql: """
-                SELECT * FROM rcv_queues WHERE conn_id = ? AND status = 'confirmed' AND snd_key IS NOT NULL AND replace_rcv_queue_id IS NOT NULL
-                """, arguments: [connId])
+            try db.switchQueueToSecure(connId)
         }), let k = rq.sndKey else { return }
         do {
             let senderKey = try AnyPublicKey(x509Encoded: [UInt8](k), allowing: AnyPublicKey.authAlgorithms)
@@ -190,7 +187,7 @@ extension SMPAgent {
             try await smp(rq.server) { c throws(SMPClientError) in try await c.secure(recipientId: [UInt8](rq.rcvId), key: key, senderKey: senderKey) }
             let addr = SndQAddr(server: try SMPServerAddress(parsing: rq.server), senderId: [UInt8](rq.sndId))
             let stats = try write { db -> ConnectionStats in
-                try db.run("UPDATE rcv_queues SET status = 'secured', snd_key = NULL WHERE rcv_queue_id = ?", [rq.rcvQueueId])
+                try db.markRcvQueueSecured(rq.rcvQueueId)
                 _ = try self.enqueue(db, connId: connId, .qUse([QueueUse(queue: addr, primary: true)]), type: .qUse)
                 try db.setRcvSwitchStatus(rq.replaceRcvQueueId, .sendingQUSE)
                 return try self.connectionStats(db, connId)
@@ -216,8 +213,7 @@ extension SMPAgent {
         await deleteAtRelay(old)
         do {
             let stats = try write { db -> ConnectionStats in
-                try db.run("UPDATE rcv_queues SET replace_rcv_queue_id = NULL WHERE replace_rcv_queue_id = ?", [old.rcvQueueId])
-                try db.run("DELETE FROM rcv_queues WHERE rcv_queue_id = ?", [old.rcvQueueId])
+                try db.deleteReplacedRcvQueue(old.rcvQueueId)
                 return try self.connectionStats(db, connId)
             }
             emit(connId, .switchProgress(.rcv, .completed, stats))
@@ -237,11 +233,8 @@ extension SMPAgent {
             case .qTest:
                 guard let oldId = sq.replaceSndQueueId else { return }
                 let stats = try write { db -> ConnectionStats in
-                    try db.run("UPDATE snd_queues SET status = 'active', replace_snd_queue_id = NULL, primary_queue = 1 WHERE snd_queue_id = ?",
-                               [sq.sndQueueId])
                     // Messages still waiting for the old queue go to the new one instead.
-                    try db.run("UPDATE snd_messages SET snd_queue_id = NULL WHERE conn_id = ? AND snd_queue_id = ?", [msg.connId, oldId])
-                    try db.run("DELETE FROM snd_queues WHERE snd_queue_id = ?", [oldId])
+                    try db.completeSndQueueSwitch(connId: msg.connId, new: sq.sndQueueId, old: oldId)
                     return try self.connectionStats(db, msg.connId)
                 }
                 // The delivery worker is woken by reconnects of the new queue's relay from now on.
@@ -271,21 +264,5 @@ extension SMPAgent {
         guard status == expected else {
             throw AgentError.internalError("unexpected switch status \(status ?? "none"), expected \(expected)")
         }
-    }
-}
-
-extension Database {
-    /// A connection's receiving queues, primary first.
-    func rcvQueues(_ connId: String) throws -> [RcvQueueRecord] {
-        try RcvQueueRecord.fetchAll(cachedStatement(sql: "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC, rcv_queue_id"),
-                                    arguments: [connId])
-    }
-
-    func sndQueues(_ connId: String) throws -> [SndQueueRecord] {
-        try SndQueueRecord.fetchAll(cachedStatement(sql: "SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id"), arguments: [connId])
-    }
-
-    func setRcvSwitchStatus(_ rcvQueueId: Int64?, _ status: RcvSwitchStatus?) throws {
-        try run("UPDATE rcv_queues SET switch_status = ? WHERE rcv_queue_id = ?", [status?.rawValue, rcvQueueId])
     }
 }

@@ -19,7 +19,7 @@ extension SMPAgent {
             guard allowed || force else { throw AgentError.command(.prohibited, "synchronizeRatchet: not allowed") }
             let pq = pqSupport ?? conn.pqSupport
             if pq != conn.pqSupport {
-                try db.run("UPDATE connections SET pq_support = ? WHERE conn_id = ?", [pq, connId])
+                try db.setConnectionPQSupport(connId, pq)
                 conn.pqSupport = pq
             }
             let own: E2EPrivateParams
@@ -28,7 +28,7 @@ extension SMPAgent {
             }
             _ = try self.enqueueRatchetKey(db, connId: connId, own.publicParams)
             try db.setRatchetSyncState(connId, .started)
-            try db.run("UPDATE ratchets SET sync_x3dh_private = ? WHERE conn_id = ?", [Data(try own.encoded()), connId])
+            try db.setRatchetSyncKeys(connId, try own.encoded())
             return try self.connectionStats(db, connId)
         }
         wake(connId)
@@ -42,8 +42,8 @@ extension SMPAgent {
 
     func connectionStats(_ db: Database, _ connId: String) throws -> ConnectionStats {
         guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
-        let rqs = try Row.fetchAll(db, sql: "SELECT server, status, switch_status FROM rcv_queues WHERE conn_id = ? ORDER BY rcv_queue_id", arguments: [connId])
-        let sqs = try Row.fetchAll(db, sql: "SELECT server, status, switch_status FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id", arguments: [connId])
+        let rqs = try db.rcvQueueStatRows(connId)
+        let sqs = try db.sndQueueStatRows(connId)
         return ConnectionStats(
             connAgentVersion: UInt16(conn.agentVersion),
             rcvQueuesInfo: rqs.map { r in
@@ -80,8 +80,7 @@ extension SMPAgent {
         // transaction), so a message whose processing hit a database error is processed again.
         if try store.read({ db in try db.ratchetKeyHashExists(connId, peerHash) }) { return (.ack, [], nil) }
         func record(_ db: Database) throws {
-            try db.run("INSERT INTO processed_ratchet_key_hashes (conn_id, hash, created_at) VALUES (?, ?, ?)",
-                       [connId, Data(peerHash), Date().timeIntervalSince1970])
+            try db.recordRatchetKeyHash(connId, peerHash, at: Date().timeIntervalSince1970)
         }
         guard E2EVersion.supported.contains(peer.version) else {
             try write { db in try record(db) }
@@ -99,7 +98,7 @@ extension SMPAgent {
                 }
                 _ = try self.enqueueRatchetKey(db, connId: connId, own.publicParams)
             case .started:
-                guard let stored = try Data.fetchOne(db, sql: "SELECT sync_x3dh_private FROM ratchets WHERE conn_id = ?", arguments: [connId]) else {
+                guard let stored = try db.ratchetSyncKeys(connId) else {
                     throw AgentError.internalError("ratchet sync keys not found")
                 }
                 do { own = try E2EPrivateParams(encoded: [UInt8](stored)) } catch { throw AgentError.store("ratchet sync keys: \(error)") }
@@ -124,7 +123,7 @@ extension SMPAgent {
                 throw AgentError.ratchet(e)
             }
             try self.saveRatchet(in: db, connId, ratchet)
-            try db.run("UPDATE ratchets SET sync_x3dh_private = NULL WHERE conn_id = ?", [connId])
+            try db.setRatchetSyncKeys(connId, nil)
             try db.setRatchetSyncState(connId, .agreed)
             if sendsReady {
                 _ = try self.enqueue(db, connId: connId, .eReady(conn.lastExternalSndMsgId), type: .eReady)
@@ -174,23 +173,5 @@ extension SMPAgent {
     /// `rkHash`: SHA-256 of the two raw X448 public keys, the order of the two sides.
     static func ratchetKeyHash(_ k1: X448PublicKey, _ k2: X448PublicKey) -> [UInt8] {
         CryptoHash.sha256(k1.rawRepresentation + k2.rawRepresentation)
-    }
-}
-
-extension Database {
-    func setRatchetSyncState(_ connId: String, _ state: RatchetSyncState) throws {
-        try run("UPDATE connections SET ratchet_sync_state = ? WHERE conn_id = ?", [state.rawValue, connId])
-    }
-
-    /// A connection with queues both ways (simplexmq `DuplexConnection`).
-    func isDuplex(_ connId: String) throws -> Bool {
-        try Bool.fetchOne(self, sql: """
-            SELECT EXISTS(SELECT 1 FROM rcv_queues WHERE conn_id = ?) AND EXISTS(SELECT 1 FROM snd_queues WHERE conn_id = ?)
-            """, arguments: [connId, connId]) ?? false
-    }
-
-    func ratchetKeyHashExists(_ connId: String, _ hash: [UInt8]) throws -> Bool {
-        try Bool.fetchOne(self, sql: "SELECT EXISTS(SELECT 1 FROM processed_ratchet_key_hashes WHERE conn_id = ? AND hash = ?)",
-                          arguments: [connId, Data(hash)]) ?? false
     }
 }
