@@ -106,7 +106,6 @@ enum FanoutBenchmark {
                 throw error
             }
         }
-        errors.add(0)
         if sendFailures == 0 {
             let waiter = Task { for await _ in done.stream { return } }
             let timeout = Task {

@@ -65,10 +65,11 @@ extension ChatController {
     /// incognito membership. A failure is reported and does not stop the message.
     func sendProfileUpdateIfNeeded(_ groupId: Int64) async {
         guard (try? store.read({ db in try db.groupNeedsUserProfile(groupId: groupId) })) == true, let g = try? groupInfo(groupId) else { return }
-        let event = ChatMsgEvent.info(membershipProfile(g))
+        let body: Data
+        do { body = try chatMessage(.info(membershipProfile(g))) } catch { return emit(.chatError(chatError: error)) }
         for (_, conn) in (try? groupRecipients(groupId)) ?? [] {
             guard let version = try? negotiated(conn).version, version >= ChatProtocolVersion.memberProfileUpdate else { continue }
-            do { for id in try await sendEvents(conn, [event], batched: false) { dropStatus(conn, id) } } catch { emit(.chatError(chatError: error)) }
+            do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
         }
         do { try store.write { db in try db.markUserProfileSentToGroup(groupId: groupId, at: Self.now) } } catch { emit(.chatError(chatError: error)) }
     }
