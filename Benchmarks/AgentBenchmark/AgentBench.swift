@@ -26,6 +26,9 @@ struct AgentBench: AsyncParsableCommand {
     @Flag(help: "Short run (smoke test).")
     var quick = false
 
+    @Flag(help: "Only the one-connection throughput figure (for profiling).")
+    var throughputOnly = false
+
     mutating func run() async throws {
         if quick {
             connections = 5
@@ -73,6 +76,7 @@ struct AgentBench: AsyncParsableCommand {
         guard let (a, b) = pairs.last else { return }
         print("== throughput: \(messages) messages Alice -> Bob, persisted on both sides, Bob acknowledges each")
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
+        let cpu0 = processCPUMicros()
         let start = nowNanos()
         let count = messages
         let sender = Task {
@@ -97,8 +101,11 @@ struct AgentBench: AsyncParsableCommand {
         let seconds = Double(nowNanos() - start) / 1e9
         let enqueueSeconds = try await sender.value
         print(String(format: "  (queueing all %d took %.2f s: %.0f sendMessage/s)", messages, enqueueSeconds, Double(messages) / enqueueSeconds))
-        print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s)", Double(messages) / seconds, seconds))
+        let cpuPerMessage = (processCPUMicros() - cpu0) / Double(messages)
+        print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
+                     Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
 
+        if throughputOnly { return }
         let parallel = Array(pairs.suffix(10))
         print("== throughput: \(messages) messages over \(parallel.count) connections at once, persisted, each acknowledged")
         let perConn = messages / parallel.count
@@ -209,6 +216,14 @@ struct AgentBench: AsyncParsableCommand {
 }
 
 func nowNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// User + system CPU time of this process (all threads), in microseconds.
+func processCPUMicros() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func micros(_ t: timeval) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
 
 /// Buffers an agent's events so the benchmark can wait for the next one it needs; a waiter is
 /// resumed by the next event, so no polling delay is added to the figures.

@@ -85,11 +85,11 @@ extension SMPAgent {
         let plain = try AgentMessage.message(header, message).smpEncoded()
         let length = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport)
         guard PQRatchet.canPad(plain.count, paddedLength: length) else { throw AgentError.command(.size, "message too large") }
-        let enc: [UInt8]
-        do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
-        let envelope = try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
+        let prepared: PreparedMessage
+        do { prepared = try ratchet.prepare(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         try saveRatchet(in: db, connId, ratchet)
-        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope, sndQueueId: sndQueueId)
+        return try storeSndMessage(db, connId: connId, type: type, plain: plain,
+                                   stored: .prepared(PreparedEnvelope(agentVersion: AgentVersion.current, message: prepared)), sndQueueId: sndQueueId)
     }
 }
 
@@ -175,7 +175,7 @@ extension SMPAgent {
 
     /// Wraps the stored envelope in the per-queue crypto_box layer and SENDs it.
     private func send(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async throws(AgentError) {
-        guard let envelope = msg.envelope else { return }
+        guard let envelope = try msg.envelopeToSend() else { return }
         let key = try authKey(sq.sndPrivateKey)
         let bytes: [UInt8]
         do {
@@ -205,14 +205,7 @@ extension SMPAgent {
         var connected: Bool?
         do {
             connected = try write { db -> Bool? in
-                // Only the status: clearing the 16 KB envelope here would rewrite its overflow
-                // pages on every message; sent envelopes are cleared in batches instead.
                 try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
-                self.sentSinceCleanup += 1
-                if self.sentSinceCleanup >= 200 {
-                    self.sentSinceCleanup = 0
-                    try db.clearSentEnvelopes()
-                }
                 guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else { return nil }
                 switch msg.msgType {
                 case .confirmation:

@@ -186,18 +186,22 @@ extension Database {
         try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
     }
 
-    /// Only the status: clearing the 16 KB envelope here would rewrite its overflow pages on
-    /// every message; sent envelopes are cleared in batches (`clearSentEnvelopes`).
+    /// User messages are stored prepared (a few hundred bytes), so clearing what was sent
+    /// rewrites a small row. The whole envelopes of the few handshake messages are cleared when
+    /// the agent starts (`clearSentEnvelopes`), not here, where the rewrite would cost 16 KB.
     func markSndMessageSent(_ connId: String, internalId: Int64) throws {
-        try run("UPDATE snd_messages SET status = 'sent' WHERE conn_id = ? AND internal_id = ?", [connId, internalId])
+        try run("UPDATE snd_messages SET status = 'sent', prepared = NULL WHERE conn_id = ? AND internal_id = ?",
+                [connId, internalId])
     }
 
+    /// Uses the partial index of rows that still hold an envelope.
     func clearSentEnvelopes() throws {
         try run("UPDATE snd_messages SET envelope = NULL WHERE status = 'sent' AND envelope IS NOT NULL")
     }
 
     func markSndMessageFailed(_ connId: String, internalId: Int64) throws {
-        try run("UPDATE snd_messages SET status = 'failed', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [connId, internalId])
+        try run("UPDATE snd_messages SET status = 'failed', envelope = NULL, prepared = NULL WHERE conn_id = ? AND internal_id = ?",
+                [connId, internalId])
     }
 
     // MARK: ratchet re-synchronization
