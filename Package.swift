@@ -158,10 +158,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The protocol's required CPU per SMP delivery, timed in the benchmark's own run (smp-bench, agent-bench).
+        .target(
+            name: "BenchmarkFloor",
+            dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL"],
+            path: "Benchmarks/BenchmarkFloor"
+        ),
         .executableTarget(
             name: "SMPBenchmark",
             dependencies: [
-                "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL",
+                "BenchmarkFloor", "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -173,8 +179,9 @@ let package = Package(
         .executableTarget(
             name: "AgentBenchmark",
             dependencies: [
-                "SMPAgent", "SMPServer", "SMPTransport", "DoubleRatchet", "SimplexFoundation",
+                "BenchmarkFloor", "SMPAgent", "SMPServer", "SMPTransport", "SMPProtocol", "DoubleRatchet", "SimplexFoundation",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -104,6 +104,15 @@ struct AgentBench: AsyncParsableCommand {
         let cpuPerMessage = (processCPUMicros() - cpu0) / Double(messages)
         print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
                      Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
+        let floor = try AgentFloor.measure(pq: true)
+        print("  floor: the work each message must do, timed single-threaded in this run:")
+        for item in floor.items {
+            print("     " + item.name.padding(toLength: 68, withPad: " ", startingAt: 0) + String(format: "%7.1f us", item.micros))
+        }
+        let ceiling = floor.ceiling(cores: 2)
+        print(String(format: "     total %.0f us of CPU per message -> at most %.0f messages/s on 2 cores;", floor.totalMicros, ceiling))
+        print(String(format: "     measured %.0f/s = %.3f of that ceiling; the process used %.1fx the floor's CPU per message",
+                     Double(messages) / seconds, Double(messages) / seconds / ceiling, cpuPerMessage / floor.totalMicros))
 
         if throughputOnly { return }
         let parallel = Array(pairs.suffix(10))
