@@ -199,6 +199,31 @@ extension Database {
         try run("UPDATE snd_messages SET envelope = NULL WHERE status = 'sent' AND envelope IS NOT NULL")
     }
 
+    // MARK: delivery receipts waiting to be sent
+
+    func insertPendingReceipt(_ connId: String, _ r: AMessageReceipt) throws {
+        try run("INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info) VALUES (?, ?, ?, ?)",
+                [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo)])
+    }
+
+    func hasPendingReceipts(_ connId: String) throws -> Bool {
+        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM pending_receipts WHERE conn_id = ?)", arguments: [connId]) ?? false
+    }
+
+    /// The oldest `limit` receipts waiting on the connection, in the order they were acknowledged.
+    func pendingReceipts(_ connId: String, limit: Int) throws -> [AMessageReceipt] {
+        try Row.fetchAll(self, sql: "SELECT agent_msg_id, msg_hash, rcpt_info FROM pending_receipts WHERE conn_id = ? ORDER BY rowid LIMIT ?",
+                         arguments: [connId, limit]).map { row in
+            AMessageReceipt(agentMsgId: row[0], msgHash: [UInt8](row[1] as Data), rcptInfo: [UInt8](row[2] as Data))
+        }
+    }
+
+    func deletePendingReceipts(_ connId: String, agentMsgIds: [Int64]) throws {
+        for id in agentMsgIds {
+            try run("DELETE FROM pending_receipts WHERE conn_id = ? AND agent_msg_id = ?", [connId, id])
+        }
+    }
+
     func markSndMessageFailed(_ connId: String, internalId: Int64) throws {
         try run("UPDATE snd_messages SET status = 'failed', envelope = NULL, prepared = NULL WHERE conn_id = ? AND internal_id = ?",
                 [connId, internalId])
