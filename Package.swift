@@ -190,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "ChatBenchmark",
             dependencies: [
-                "ChatCore", "SMPServer", "SMPTransport",
+                "BenchmarkFloor", "ChatCore", "SMPServer", "SMPTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

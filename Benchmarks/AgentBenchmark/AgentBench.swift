@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkFloor
 import Crypto
 import DoubleRatchet
 import Foundation
@@ -225,14 +226,6 @@ struct AgentBench: AsyncParsableCommand {
 }
 
 func nowNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-/// User + system CPU time of this process (all threads), in microseconds.
-func processCPUMicros() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    func micros(_ t: timeval) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_usec) }
-    return micros(usage.ru_utime) + micros(usage.ru_stime)
-}
 
 /// Buffers an agent's events so the benchmark can wait for the next one it needs; a waiter is
 /// resumed by the next event, so no polling delay is added to the figures.

@@ -146,3 +146,12 @@ extension CryptoFloor {
 
 /// Monotonic nanoseconds, for the timings above.
 func floorNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// User + system CPU time of this process (all threads), in microseconds: unlike a rate, it
+/// hardly moves when other work shares the machine.
+public func processCPUMicros() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func micros(_ t: timeval) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}

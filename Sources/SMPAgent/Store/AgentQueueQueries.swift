@@ -206,13 +206,18 @@ extension Database {
                 [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo)])
     }
 
+    /// The message a receipt refers to: the receipt names its `internal_snd_id`.
+    func sndMessage(_ connId: String, sndMsgId: Int64) throws -> SndMessageRecord? {
+        try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND internal_snd_id = ?", [connId, sndMsgId])
+    }
+
     func hasPendingReceipts(_ connId: String) throws -> Bool {
-        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM pending_receipts WHERE conn_id = ?)", arguments: [connId]) ?? false
+        try Bool.fetchOne(cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_receipts WHERE conn_id = ?)"), arguments: [connId]) ?? false
     }
 
     /// The oldest `limit` receipts waiting on the connection, in the order they were acknowledged.
     func pendingReceipts(_ connId: String, limit: Int) throws -> [AMessageReceipt] {
-        try Row.fetchAll(self, sql: "SELECT agent_msg_id, msg_hash, rcpt_info FROM pending_receipts WHERE conn_id = ? ORDER BY rowid LIMIT ?",
+        try Row.fetchAll(cachedStatement(sql: "SELECT agent_msg_id, msg_hash, rcpt_info FROM pending_receipts WHERE conn_id = ? ORDER BY rowid LIMIT ?"),
                          arguments: [connId, limit]).map { row in
             AMessageReceipt(agentMsgId: row[0], msgHash: [UInt8](row[1] as Data), rcptInfo: [UInt8](row[2] as Data))
         }
