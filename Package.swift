@@ -252,7 +252,7 @@ let package = Package(
         // XFTP (protocol/xftp.md): commands, transmissions, file descriptions, file encryption.
         .target(
             name: "XFTPProtocol",
-            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SimplexFoundation", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // XFTP over HTTP/2 over our TLS: the TLS parameters and ALPN names, and request/response
         // bodies read and written as streams (shared by the XFTP server and client).

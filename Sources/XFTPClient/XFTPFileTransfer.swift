@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SimplexFoundation
 import XFTPProtocol
@@ -19,11 +18,15 @@ public struct XFTPFileTransfer: Sendable {
     public let progress: any XFTPProgressStore
     /// Folder for encrypted files and downloaded chunks (kept until a transfer completes).
     public let workDirectory: String
+    /// Chunks in flight at once per transfer: both directions keep the link busy while one chunk
+    /// waits on its server, and memory stays bounded (one stream window per chunk).
+    public let parallelChunks: Int
 
-    public init(pool: XFTPClientPool, progress: any XFTPProgressStore, workDirectory: String) {
+    public init(pool: XFTPClientPool, progress: any XFTPProgressStore, workDirectory: String, parallelChunks: Int = 4) {
         self.pool = pool
         self.progress = progress
         self.workDirectory = workDirectory
+        self.parallelChunks = max(1, parallelChunks)
     }
 
     // MARK: upload
@@ -68,19 +71,67 @@ public struct XFTPFileTransfer: Sendable {
                                 transferId: transferId, redirect: redirect)
             try save(state, "up-" + transferId)
         }
-        for i in state.chunks.indices where !state.chunks[i].uploaded {
-            if state.chunks[i].senderId == nil {
-                try await createChunk(&state.chunks[i])
-                try save(state, "up-" + transferId)
-            }
-            try await putChunk(state.chunks[i], encryptedPath: state.encryptedPath)
-            state.chunks[i].uploaded = true
-            try save(state, "up-" + transferId)
-        }
+        try await uploadChunks(&state, key: "up-" + transferId)
         let result = try state.descriptions()
         PosixFile.remove(state.encryptedPath)
         progress.remove("up-" + transferId)
         return result
+    }
+
+    /// Creates (FNEW) and uploads (FPUT) every chunk not yet on its server, `parallelChunks` at a
+    /// time (the reference agent runs a worker per server): the IDs of a created chunk are saved
+    /// before its bytes go, and each uploaded chunk is saved as it completes.
+    private func uploadChunks(_ state: inout UploadState, key: String) async throws(XFTPClientError) {
+        enum Step: Sendable {
+            case created(Int, [UInt8], [[UInt8]])
+            case uploaded(Int)
+        }
+        let pending = state.chunks.indices.filter { !state.chunks[$0].uploaded }
+        let encryptedPath = state.encryptedPath
+        // A failed chunk stops new ones from starting; those in flight finish (and are saved), so
+        // a retry does only what is left. The first error is thrown at the end.
+        var failure: XFTPClientError?
+        await withTaskGroup(of: Result<Step, XFTPClientError>.self) { group in
+            var next = pending.makeIterator()
+            func start(_ i: Int, _ chunk: UploadState.Chunk) {
+                group.addTask {
+                    do throws(XFTPClientError) {
+                        if chunk.senderId == nil {
+                            var c = chunk
+                            try await self.createChunk(&c)
+                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? []))
+                        }
+                        try await self.putChunk(chunk, encryptedPath: encryptedPath)
+                        return .success(.uploaded(i))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<parallelChunks {
+                guard let i = next.next() else { break }
+                start(i, state.chunks[i])
+            }
+            while let result = await group.next() {
+                do throws(XFTPClientError) {
+                    switch try result.get() {
+                    case .created(let i, let sid, let rids):
+                        state.chunks[i].senderId = sid
+                        state.chunks[i].recipientIds = rids
+                        try save(state, key)
+                        // A created chunk is in flight: its bytes go even after another chunk failed.
+                        start(i, state.chunks[i])
+                    case .uploaded(let i):
+                        state.chunks[i].uploaded = true
+                        try save(state, key)
+                        if failure == nil, let j = next.next() { start(j, state.chunks[j]) }
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        if let failure { throw failure }
     }
 
     private func prepare(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
@@ -174,35 +225,56 @@ public struct XFTPFileTransfer: Sendable {
         } catch {
             throw .io("\(error)")
         }
-        var paths: [String] = []
-        for chunk in description.chunks {
-            let path = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\(chunk.chunkNo)")
-            paths.append(path)
-            if done.contains(chunk.chunkNo), PosixFile.size(of: path) == Int64(chunk.chunkSize) { continue }
-            guard let replica = chunk.replicas.first else { throw .io("chunk \(chunk.chunkNo) has no replica") }
-            let session = try await pool.session(replica.server)
-            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
-                                            destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
-            done.insert(chunk.chunkNo)
-            try save(done, "down-" + transferId)
+        let paths = description.chunks.map { (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\($0.chunkNo)") }
+        let pending = zip(description.chunks, paths).filter { chunk, path in
+            !(done.contains(chunk.chunkNo) && PosixFile.size(of: path) == Int64(chunk.chunkSize))
         }
-        // The whole encrypted file must be the one described (SHA-512) before it is decrypted.
-        var hash = SHA512()
-        for p in paths {
-            guard let f = try? PosixFile(path: p, mode: .read) else { throw .io("chunk file missing") }
-            while let piece = try? f.read(max: 65536), !piece.isEmpty { hash.update(data: piece) }
+        for (chunk, _) in pending where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
+        // `parallelChunks` downloads at a time; each finished chunk is saved as it lands. A failed
+        // chunk stops new ones from starting, those in flight finish, the first error is thrown.
+        var failure: XFTPClientError?
+        await withTaskGroup(of: Result<Int, XFTPClientError>.self) { group in
+            var next = pending.makeIterator()
+            func start(_ chunk: FileChunk, _ path: String) {
+                let replica = chunk.replicas[0]
+                group.addTask {
+                    do throws(XFTPClientError) {
+                        let session = try await self.pool.session(replica.server)
+                        try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
+                                                        destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
+                        return .success(chunk.chunkNo)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<parallelChunks {
+                guard let (c, p) = next.next() else { break }
+                start(c, p)
+            }
+            while let result = await group.next() {
+                do throws(XFTPClientError) {
+                    done.insert(try result.get())
+                    try save(done, "down-" + transferId)
+                    if failure == nil, let (c, p) = next.next() { start(c, p) }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
         }
-        guard Array(hash.finalize()) == description.digest else {
-            paths.forEach { PosixFile.remove($0) }
-            progress.remove("down-" + transferId)
-            throw .responseError(.digest)
-        }
+        if let failure { throw failure }
+        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
+        // and nothing is left at the destination unless it matches and the tag verifies.
         let result: String
         do {
             result = try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: description.size, key: description.key,
-                                                nonce: description.nonce) { header in
+                                                nonce: description.nonce, digest: description.digest) { header in
                 Self.freePath(directory, header.safeFileName)
             }.path
+        } catch .digest {
+            paths.forEach { PosixFile.remove($0) }
+            progress.remove("down-" + transferId)
+            throw .responseError(.digest)
         } catch {
             throw .responseError(.crypto)
         }

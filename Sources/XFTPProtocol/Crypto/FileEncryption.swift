@@ -1,4 +1,3 @@
-import Crypto
 import SimplexFoundation
 
 /// XFTP file encryption (`Simplex.FileTransfer.Crypto`): one secretbox stream over
@@ -8,7 +7,8 @@ public enum FileEncryption {
     public static let authTagSize = 16
     /// The 8-byte length prefix (`fileSizeLen`).
     public static let lengthSize = 8
-    static let ioBlock = 65536
+    /// Read and write size of file passes: large enough that syscalls do not dominate.
+    static let ioBlock = 262_144
 
     /// What encrypting a file produced: sizes, digests and where each chunk lies.
     public struct EncryptedFile: Sendable {
@@ -72,17 +72,17 @@ public enum FileEncryption {
         }
         try writer.write(sb.tag())
         let chunkDigests = writer.finish()
-        let fileDigest = writer.fileHash
         return EncryptedFile(
-            encryptedSize: encSize, digest: Array(fileDigest.finalize()),
+            encryptedSize: encSize, digest: writer.fileHash.finalize(),
             chunks: zip(XFTPChunkSizes.offsets(sizes), chunkDigests).map { ($0.offset, $0.size, $1) })
     }
 
     /// Decrypts the downloaded chunk files (in order) of a file of `encryptedSize` bytes. The
     /// header's name is given to `destination`, which returns the path to write; nothing is left
-    /// at that path unless the tag verifies.
+    /// at that path unless the tag verifies and, when `digest` is given, the SHA-512 of the whole
+    /// encrypted file equals it (checked in the same pass: the file is read once).
     public static func decrypt(
-        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8],
+        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]? = nil,
         destination: (FileHeader) throws -> String
     ) throws(XFTPFileError) -> (header: FileHeader, path: String) {
         guard !chunkPaths.isEmpty else { throw .invalidHeader("empty") }
@@ -95,11 +95,16 @@ public enum FileEncryption {
             throw .crypto("\(error)")
         }
         var cipherLeft = encryptedSize - Int64(authTagSize)
+        let fileHash = digest.map { _ in StreamDigest(.sha512) }
         func next(_ max: Int) throws(XFTPFileError) -> [UInt8] {
             let n = Int(min(Int64(max), cipherLeft))
-            let c = try reader.read(exactly: n)
+            var c = try reader.read(exactly: n)
             cipherLeft -= Int64(n)
-            return sb.decrypt(c)
+            c.withUnsafeMutableBytes { p in
+                fileHash?.update(UnsafeRawBufferPointer(p))
+                sb.decrypt(inPlace: p)
+            }
+            return c
         }
         // The length prefix and (within the first KB) the header.
         var first = try next(lengthSize + 1024)
@@ -136,6 +141,8 @@ public enum FileEncryption {
             }
             let tag = try reader.read(exactly: authTagSize)
             guard try reader.read(max: 1).isEmpty else { throw XFTPFileError.invalidHeader("chunks longer than the file") }
+            fileHash?.update(tag)
+            if let fileHash, let digest, fileHash.finalize() != digest { throw XFTPFileError.digest }
             guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
         } catch {
             PosixFile.remove(path)
@@ -148,15 +155,15 @@ public enum FileEncryption {
     public static func chunkDigest(path: String, offset: Int64 = 0, size: Int64) throws(XFTPFileError) -> [UInt8] {
         let f = try PosixFile(path: path, mode: .read)
         try f.seek(to: offset)
-        var h = SHA256()
+        let h = StreamDigest(.sha256)
         var left = size
         while left > 0 {
             let b = try f.read(max: Int(min(left, Int64(ioBlock))))
             guard !b.isEmpty else { throw .io("\(path): unexpected end of file") }
-            h.update(data: b)
+            h.update(b)
             left -= Int64(b.count)
         }
-        return Array(h.finalize())
+        return h.finalize()
     }
 }
 
@@ -166,8 +173,8 @@ struct ChunkedWriter {
     let sizes: [UInt32]
     var index = 0
     var inChunk: Int64 = 0
-    var chunkHash = SHA256()
-    var fileHash = SHA512()
+    let chunkHash = StreamDigest(.sha256)
+    let fileHash = StreamDigest(.sha512)
     var digests: [[UInt8]] = []
 
     init(file: PosixFile, sizes: [UInt32]) {
@@ -177,18 +184,17 @@ struct ChunkedWriter {
 
     mutating func write(_ bytes: [UInt8]) throws(XFTPFileError) {
         try file.write(bytes)
-        fileHash.update(data: bytes)
+        fileHash.update(bytes)
         var off = 0
         while off < bytes.count {
             guard index < sizes.count else { throw .io("encrypted data exceeds chunk sizes") }
             let room = Int64(sizes[index]) - inChunk
             let n = Int(min(room, Int64(bytes.count - off)))
-            bytes.withUnsafeBytes { chunkHash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
+            bytes.withUnsafeBytes { chunkHash.update(UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
             inChunk += Int64(n)
             off += n
             if inChunk == Int64(sizes[index]) {
-                digests.append(Array(chunkHash.finalize()))
-                chunkHash = SHA256()
+                digests.append(chunkHash.finalize())
                 inChunk = 0
                 index += 1
             }
