@@ -282,7 +282,7 @@ let package = Package(
         .executableTarget(
             name: "xftp-server",
             dependencies: [
-                "XFTPServer", "XFTPProtocol", "SMPTransport",
+                "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -37,6 +37,8 @@ struct XFTPBenchmark: AsyncParsableCommand {
     var serveDir: String?
 
     func run() async throws {
+        // As xftp-server does (both sides of the bench are this binary).
+        MemoryTuning.limitRetainedBuffers()
         if let serveDir { return try await BenchServer.serve(directory: serveDir) }
         guard sizeMB > 0, servers > 0 else { throw ValidationError("size and servers must be positive") }
         let size = Int64(sizeMB) * 1024 * 1024

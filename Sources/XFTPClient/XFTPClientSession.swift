@@ -158,7 +158,7 @@ public final class XFTPClientSession: Sendable {
 
     /// Body pieces read from disk and handed to HTTP/2 at once (it cuts them into frames): fewer,
     /// larger writes cost fewer task switches.
-    static let ioPiece = 262_144
+    static let ioPiece = 65_536
 
     private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkSpec?) async throws {
         if body.isEmpty, chunk == nil {

@@ -231,7 +231,7 @@ public final class XFTPServerCore: Sendable {
             if Date() > deadline { return .timeout }
             let piece: [UInt8]
             do {
-                piece = try await body.next(max: 262_144)
+                piece = try await body.next(max: 65_536)
             } catch {
                 return .timeout
             }
