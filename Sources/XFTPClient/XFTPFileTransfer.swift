@@ -230,6 +230,29 @@ public struct XFTPFileTransfer: Sendable {
             !(done.contains(chunk.chunkNo) && PosixFile.size(of: path) == Int64(chunk.chunkSize))
         }
         for (chunk, _) in pending where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
+        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
+        // and nothing is left at the destination unless it matches and the tag verifies. Chunks are
+        // decrypted in order as soon as they are all there up to them, while later ones download.
+        let decryptor: FileDecryptor
+        do {
+            decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                          digest: description.digest) { header in Self.freePath(directory, header.safeFileName) }
+        } catch {
+            throw .responseError(.crypto)
+        }
+        var landed = Set(description.chunks.map(\.chunkNo)).subtracting(pending.map { $0.0.chunkNo })
+        var fedCount = 0
+        var decryptError: XFTPFileError?
+        func feedLanded() {
+            while decryptError == nil, fedCount < paths.count, landed.contains(description.chunks[fedCount].chunkNo) {
+                do throws(XFTPFileError) {
+                    try decryptor.feed(chunkPath: paths[fedCount])
+                    fedCount += 1
+                } catch {
+                    decryptError = error
+                }
+            }
+        }
         // `parallelChunks` downloads at a time; each finished chunk is saved as it lands. A failed
         // chunk stops new ones from starting, those in flight finish, the first error is thrown.
         var failure: XFTPClientError?
@@ -254,28 +277,32 @@ public struct XFTPFileTransfer: Sendable {
             }
             while let result = await group.next() {
                 do throws(XFTPClientError) {
-                    done.insert(try result.get())
+                    let chunkNo = try result.get()
+                    done.insert(chunkNo)
+                    landed.insert(chunkNo)
                     try save(done, "down-" + transferId)
                     if failure == nil, let (c, p) = next.next() { start(c, p) }
+                    feedLanded()
                 } catch {
                     failure = failure ?? error
                 }
             }
         }
-        if let failure { throw failure }
-        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
-        // and nothing is left at the destination unless it matches and the tag verifies.
+        if let failure {
+            decryptor.abort()
+            throw failure
+        }
+        feedLanded()
         let result: String
-        do {
-            result = try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: description.size, key: description.key,
-                                                nonce: description.nonce, digest: description.digest) { header in
-                Self.freePath(directory, header.safeFileName)
-            }.path
+        do throws(XFTPFileError) {
+            if let decryptError { throw decryptError }
+            result = try decryptor.finish().path
         } catch .digest {
             paths.forEach { PosixFile.remove($0) }
             progress.remove("down-" + transferId)
             throw .responseError(.digest)
         } catch {
+            decryptor.abort()
             throw .responseError(.crypto)
         }
         if acknowledge {

@@ -83,72 +83,12 @@ public enum FileEncryption {
     /// encrypted file equals it (checked in the same pass: the file is read once).
     public static func decrypt(
         chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]? = nil,
-        destination: (FileHeader) throws -> String
+        destination: @escaping (FileHeader) throws -> String
     ) throws(XFTPFileError) -> (header: FileHeader, path: String) {
         guard !chunkPaths.isEmpty else { throw .invalidHeader("empty") }
-        guard encryptedSize >= Int64(authTagSize + lengthSize) else { throw .invalidHeader("encrypted file too small") }
-        var reader = try ChunkedReader(paths: chunkPaths)
-        var sb: SecretBoxStream
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
-        }
-        var cipherLeft = encryptedSize - Int64(authTagSize)
-        let fileHash = digest.map { _ in StreamDigest(.sha512) }
-        func next(_ max: Int) throws(XFTPFileError) -> [UInt8] {
-            let n = Int(min(Int64(max), cipherLeft))
-            var c = try reader.read(exactly: n)
-            cipherLeft -= Int64(n)
-            c.withUnsafeMutableBytes { p in
-                fileHash?.update(UnsafeRawBufferPointer(p))
-                sb.decrypt(inPlace: p)
-            }
-            return c
-        }
-        // The length prefix and (within the first KB) the header.
-        var first = try next(lengthSize + 1024)
-        var ld = SMPDecoder(first.prefix(lengthSize))
-        guard first.count >= lengthSize, let len = try? ld.int64(), len >= 0 else { throw .invalidHeader("length") }
-        guard len <= encryptedSize - Int64(authTagSize + lengthSize) else { throw .invalidHeader("length exceeds file") }
-        first.removeFirst(lengthSize)
-        let hdrArea = Array(first.prefix(Int(min(len, Int64(first.count)))))
-        let header: FileHeader, used: Int
-        do {
-            (header, used) = try FileHeader.decode(prefixOf: hdrArea)
-        } catch {
-            throw .invalidHeader("\(error)")
-        }
-        let path: String
-        do {
-            path = try destination(header)
-        } catch {
-            throw .io("destination: \(error)")
-        }
-        let out = try PosixFile(path: path, mode: .create)
-        var contentLeft = len - Int64(used)
-        do throws(XFTPFileError) {
-            let firstContent = Array(first[used...].prefix(Int(min(contentLeft, Int64(first.count - used)))))
-            try out.write(firstContent)
-            contentLeft -= Int64(firstContent.count)
-            while cipherLeft > 0 {
-                let plain = try next(ioBlock)
-                if contentLeft > 0 {
-                    let take = Int(min(contentLeft, Int64(plain.count)))
-                    try out.write(take == plain.count ? plain : Array(plain[0..<take]))
-                    contentLeft -= Int64(take)
-                }
-            }
-            let tag = try reader.read(exactly: authTagSize)
-            guard try reader.read(max: 1).isEmpty else { throw XFTPFileError.invalidHeader("chunks longer than the file") }
-            fileHash?.update(tag)
-            if let fileHash, let digest, fileHash.finalize() != digest { throw XFTPFileError.digest }
-            guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
-        } catch {
-            PosixFile.remove(path)
-            throw error
-        }
-        return (header, path)
+        let d = try FileDecryptor(encryptedSize: encryptedSize, key: key, nonce: nonce, digest: digest, destination: destination)
+        for p in chunkPaths { try d.feed(chunkPath: p) }
+        return try d.finish()
     }
 
     /// SHA-256 of `size` bytes at `offset` of a file (`getChunkDigest`).
@@ -202,31 +142,4 @@ struct ChunkedWriter {
     }
 
     func finish() -> [[UInt8]] { digests }
-}
-
-/// Reads several chunk files as one stream.
-struct ChunkedReader {
-    var files: [PosixFile]
-    var current = 0
-
-    init(paths: [String]) throws(XFTPFileError) {
-        var fs: [PosixFile] = []
-        for p in paths { fs.append(try PosixFile(path: p, mode: .read)) }
-        files = fs
-    }
-
-    mutating func read(max: Int) throws(XFTPFileError) -> [UInt8] {
-        var out: [UInt8] = []
-        while out.count < max, current < files.count {
-            let b = try files[current].read(max: max - out.count)
-            if b.isEmpty { current += 1 } else { out += b }
-        }
-        return out
-    }
-
-    mutating func read(exactly n: Int) throws(XFTPFileError) -> [UInt8] {
-        let b = try read(max: n)
-        guard b.count == n else { throw .invalidHeader("chunks shorter than the file") }
-        return b
-    }
 }
