@@ -64,14 +64,48 @@ public struct XFTPFileTransfer: Sendable {
         guard !servers.isEmpty, recipientCount > 0 else { throw .io("no servers or no recipients") }
         var state: UploadState
         if let saved = progress.load("up-" + transferId), let s = try? JSONDecoder().decode(UploadState.self, from: Data(saved)),
-           PosixFile.exists(s.encryptedPath) {
+           s.encryptionDone != false, PosixFile.exists(s.encryptedPath) {
             state = s
+            try await uploadChunks(&state, key: "up-" + transferId, encryption: nil)
         } else {
-            state = try prepare(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
-                                transferId: transferId, redirect: redirect)
-            try save(state, "up-" + transferId)
+            // Encryption runs on a thread of its own while finished chunks already go up; the
+            // state counts as resumable only once the whole file is encrypted.
+            state = try plan(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
+                             transferId: transferId, redirect: redirect)
+            let encryption = EncryptionRun()
+            let (path, key, nonce, single) = (sourcePath, state.key, state.nonce, redirect != nil)
+            let encPath = state.encryptedPath
+            let thread = Thread {
+                do {
+                    let r = try FileEncryption.encrypt(sourcePath: path, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
+                                                       singleChunk: single) { i, digest in encryption.chunk(i, digest) }
+                    encryption.finish(.success(r))
+                } catch {
+                    encryption.finish(.failure(.io("\(error)")))
+                }
+            }
+            thread.start()
+            var failure: XFTPClientError?
+            do {
+                try await uploadChunks(&state, key: "up-" + transferId, encryption: encryption)
+            } catch {
+                failure = error
+            }
+            // The thread is waited for even after a failed chunk: its file must not be written to later.
+            switch await encryption.result() {
+            case .success(let r):
+                state.size = r.encryptedSize
+                state.digest = r.digest
+                for (i, c) in r.chunks.enumerated() { state.chunks[i].digest = c.digest }
+                state.encryptionDone = true
+                try save(state, "up-" + transferId)
+            case .failure(let e):
+                PosixFile.remove(encPath)
+                progress.remove("up-" + transferId)
+                throw e
+            }
+            if let failure { throw failure }
         }
-        try await uploadChunks(&state, key: "up-" + transferId)
         let result = try state.descriptions()
         PosixFile.remove(state.encryptedPath)
         progress.remove("up-" + transferId)
@@ -81,9 +115,9 @@ public struct XFTPFileTransfer: Sendable {
     /// Creates (FNEW) and uploads (FPUT) every chunk not yet on its server, `parallelChunks` at a
     /// time (the reference agent runs a worker per server): the IDs of a created chunk are saved
     /// before its bytes go, and each uploaded chunk is saved as it completes.
-    private func uploadChunks(_ state: inout UploadState, key: String) async throws(XFTPClientError) {
+    private func uploadChunks(_ state: inout UploadState, key: String, encryption: EncryptionRun?) async throws(XFTPClientError) {
         enum Step: Sendable {
-            case created(Int, [UInt8], [[UInt8]])
+            case created(Int, [UInt8], [[UInt8]], [UInt8])
             case uploaded(Int)
         }
         let pending = state.chunks.indices.filter { !state.chunks[$0].uploaded }
@@ -98,8 +132,10 @@ public struct XFTPFileTransfer: Sendable {
                     do throws(XFTPClientError) {
                         if chunk.senderId == nil {
                             var c = chunk
+                            // While the file is being encrypted a chunk waits until it is written.
+                            if let encryption { c.digest = try await encryption.digest(of: i) }
                             try await self.createChunk(&c)
-                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? []))
+                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest))
                         }
                         try await self.putChunk(chunk, encryptedPath: encryptedPath)
                         return .success(.uploaded(i))
@@ -115,7 +151,8 @@ public struct XFTPFileTransfer: Sendable {
             while let result = await group.next() {
                 do throws(XFTPClientError) {
                     switch try result.get() {
-                    case .created(let i, let sid, let rids):
+                    case .created(let i, let sid, let rids, let digest):
+                        state.chunks[i].digest = digest
                         state.chunks[i].senderId = sid
                         state.chunks[i].recipientIds = rids
                         try save(state, key)
@@ -134,27 +171,28 @@ public struct XFTPFileTransfer: Sendable {
         if let failure { throw failure }
     }
 
-    private func prepare(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
-                         transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
+    /// The upload's keys and chunks before the file is encrypted: sizes and offsets are known from
+    /// the file's size, digests come as the encryption writes each chunk.
+    private func plan(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
+                      transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
         let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
         let encPath = (workDirectory as NSString).appendingPathComponent("up-\(transferId).enc")
-        let enc: FileEncryption.EncryptedFile
+        let sizes: [UInt32]
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
             // A redirect is one chunk (`singleChunkSize`).
-            enc = try FileEncryption.encrypt(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
-                                             singleChunk: redirect != nil)
+            sizes = try FileEncryption.chunkSizes(sourcePath: sourcePath, fileName: fileName, singleChunk: redirect != nil)
         } catch {
             throw .io("\(error)")
         }
-        let chunks = enc.chunks.enumerated().map { i, c in
+        let chunks = zip(sizes, XFTPChunkSizes.offsets(sizes)).enumerated().map { i, c in
             UploadState.Chunk(
-                chunkNo: i + 1, offset: c.offset, size: c.size, digest: c.digest, server: servers[i % servers.count].description,
+                chunkNo: i + 1, offset: c.1.offset, size: c.0, digest: [], server: servers[i % servers.count].description,
                 senderKey: AnyPrivateKey.generate(.ed25519).rawRepresentation,
                 recipientKeys: (0..<recipientCount).map { _ in AnyPrivateKey.generate(.ed25519).rawRepresentation })
         }
-        return UploadState(encryptedPath: encPath, size: enc.encryptedSize, digest: enc.digest, key: key, nonce: nonce, chunks: chunks,
-                           redirectSize: redirect?.size, redirectDigest: redirect?.digest)
+        return UploadState(encryptedPath: encPath, size: sizes.reduce(Int64(0)) { $0 + Int64($1) }, digest: [], key: key, nonce: nonce,
+                           chunks: chunks, redirectSize: redirect?.size, redirectDigest: redirect?.digest, encryptionDone: false)
     }
 
     /// FNEW: the chunk's IDs, saved before any byte is sent so a retry does not orphan it.
@@ -391,6 +429,9 @@ struct UploadState: Codable {
     /// Size and digest of the file a redirect's description describes (nil for an ordinary file).
     var redirectSize: Int64?
     var redirectDigest: [UInt8]?
+    /// False while the file is being encrypted (such a state is not resumed: the upload starts
+    /// over); absent in states saved before encryption and upload overlapped (they were complete).
+    var encryptionDone: Bool?
 
     /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
     func descriptions() throws(XFTPClientError) -> XFTPUploadResult {
@@ -415,5 +456,76 @@ struct UploadState: Codable {
                             redirect: party == .recipient ? redirect : nil)
         }
         return XFTPUploadResult(sender: fd(.sender, sender), recipients: rcps.map { fd(.recipient, $0) })
+    }
+}
+
+/// The encryption of an upload running on its own thread: each chunk's digest as it is written,
+/// then the whole result. Waiters are resumed when their chunk is written or the run fails.
+final class EncryptionRun: @unchecked Sendable {
+    private let lock = NSLock()
+    private var digests: [Int: [UInt8]] = [:]
+    private var outcome: Result<FileEncryption.EncryptedFile, XFTPClientError>?
+    private var chunkWaiters: [Int: [CheckedContinuation<Result<[UInt8], XFTPClientError>, Never>]] = [:]
+    private var endWaiters: [CheckedContinuation<Result<FileEncryption.EncryptedFile, XFTPClientError>, Never>] = []
+
+    func chunk(_ i: Int, _ digest: [UInt8]) {
+        lock.lock()
+        digests[i] = digest
+        let waiters = chunkWaiters.removeValue(forKey: i) ?? []
+        lock.unlock()
+        for w in waiters { w.resume(returning: .success(digest)) }
+    }
+
+    func finish(_ r: Result<FileEncryption.EncryptedFile, XFTPClientError>) {
+        lock.lock()
+        outcome = r
+        let chunkWs = chunkWaiters
+        chunkWaiters = [:]
+        let endWs = endWaiters
+        endWaiters = []
+        let ds = digests
+        lock.unlock()
+        for (i, ws) in chunkWs {
+            let v: Result<[UInt8], XFTPClientError>
+            if let d = ds[i] {
+                v = .success(d)
+            } else if case .failure(let e) = r {
+                v = .failure(e)
+            } else {
+                v = .failure(.io("chunk \(i + 1) was not written"))
+            }
+            for w in ws { w.resume(returning: v) }
+        }
+        for w in endWs { w.resume(returning: r) }
+    }
+
+    func digest(of i: Int) async throws(XFTPClientError) -> [UInt8] {
+        let r: Result<[UInt8], XFTPClientError> = await withCheckedContinuation { c in
+            lock.lock()
+            if let d = digests[i] {
+                lock.unlock()
+                c.resume(returning: .success(d))
+            } else if let outcome {
+                lock.unlock()
+                if case .failure(let e) = outcome { c.resume(returning: .failure(e)) } else { c.resume(returning: .failure(.io("chunk \(i + 1) was not written"))) }
+            } else {
+                chunkWaiters[i, default: []].append(c)
+                lock.unlock()
+            }
+        }
+        return try r.get()
+    }
+
+    func result() async -> Result<FileEncryption.EncryptedFile, XFTPClientError> {
+        await withCheckedContinuation { c in
+            lock.lock()
+            if let outcome {
+                lock.unlock()
+                c.resume(returning: outcome)
+            } else {
+                endWaiters.append(c)
+                lock.unlock()
+            }
+        }
     }
 }

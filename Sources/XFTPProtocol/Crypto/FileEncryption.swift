@@ -21,8 +21,30 @@ public enum FileEncryption {
     /// Encrypts `sourcePath` to `encryptedPath` the way the reference agent prepares an upload:
     /// the header carries `fileName`, chunk sizes come from `XFTPChunkSizes.prepare` (or one chunk
     /// for a redirect description), and chunk digests (SHA-256) are computed as it writes.
+    /// The chunk sizes `encrypt` will cut the file into (known before encrypting, so uploads can
+    /// be planned while it runs).
+    public static func chunkSizes(sourcePath: String, fileName: String, singleChunk: Bool = false) throws(XFTPFileError) -> [UInt32] {
+        guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
+        guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
+        let header: [UInt8]
+        do {
+            header = try FileHeader(fileName: fileName).encoded()
+        } catch {
+            throw .invalidHeader("file name too long")
+        }
+        let payloadSize = Int64(header.count) + fileSize + Int64(lengthSize + authTagSize)
+        if singleChunk {
+            guard let s = XFTPChunkSizes.singleChunkSize(payloadSize) else { throw .size }
+            return [s]
+        }
+        return XFTPChunkSizes.prepare(payloadSize)
+    }
+
+    /// `onChunk(index, digest)` is called as soon as each chunk is completely written, so it can
+    /// be uploaded while the rest is encrypted.
     public static func encrypt(
-        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false
+        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false,
+        onChunk: @escaping (Int, [UInt8]) -> Void = { _, _ in }
     ) throws(XFTPFileError) -> EncryptedFile {
         guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
         guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
@@ -44,7 +66,7 @@ public enum FileEncryption {
         let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
         let src = try PosixFile(path: sourcePath, mode: .read)
         let dst = try PosixFile(path: encryptedPath, mode: .create)
-        var writer = ChunkedWriter(file: dst, sizes: sizes)
+        var writer = ChunkedWriter(file: dst, sizes: sizes, onChunk: onChunk)
         var sb: SecretBoxStream
         do {
             sb = try SecretBoxStream(secret: key, nonce: nonce)
@@ -116,10 +138,12 @@ struct ChunkedWriter {
     let chunkHash = StreamDigest(.sha256)
     let fileHash = StreamDigest(.sha512)
     var digests: [[UInt8]] = []
+    let onChunk: (Int, [UInt8]) -> Void
 
-    init(file: PosixFile, sizes: [UInt32]) {
+    init(file: PosixFile, sizes: [UInt32], onChunk: @escaping (Int, [UInt8]) -> Void) {
         self.file = file
         self.sizes = sizes
+        self.onChunk = onChunk
     }
 
     mutating func write(_ bytes: [UInt8]) throws(XFTPFileError) {
@@ -135,6 +159,7 @@ struct ChunkedWriter {
             off += n
             if inChunk == Int64(sizes[index]) {
                 digests.append(chunkHash.finalize())
+                onChunk(index, digests[index])
                 inChunk = 0
                 index += 1
             }
