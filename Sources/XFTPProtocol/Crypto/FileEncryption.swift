@@ -7,8 +7,9 @@ public enum FileEncryption {
     public static let authTagSize = 16
     /// The 8-byte length prefix (`fileSizeLen`).
     public static let lengthSize = 8
-    /// Read and write size of file passes: large enough that syscalls do not dominate.
-    static let ioBlock = 262_144
+    /// Read and write size of file passes: below the 128 KB mmap threshold (see MemoryTuning), so
+    /// the buffers come from the heap instead of fresh zeroed pages each time.
+    static let ioBlock = 65_536
 
     /// What encrypting a file produced: sizes, digests and where each chunk lies.
     public struct EncryptedFile: Sendable {
