@@ -259,7 +259,7 @@ let package = Package(
         // XFTP (protocol/xftp.md): commands, transmissions, file descriptions, file encryption.
         .target(
             name: "XFTPProtocol",
-            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SimplexFoundation", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // XFTP over HTTP/2 over our TLS: the TLS parameters and ALPN names, and request/response
         // bodies read and written as streams (shared by the XFTP server and client).
@@ -289,7 +289,7 @@ let package = Package(
         .executableTarget(
             name: "xftp-server",
             dependencies: [
-                "XFTPServer", "XFTPProtocol", "SMPTransport",
+                "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
