@@ -15,6 +15,11 @@ extension SMPAgent {
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
                 try db.hasSndQueue(connId)
             else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
+            // Before version 7 (`ratchetOnConfSMPAgentVersion`) the initiator starts its ratchet only
+            // when it allows the connection, so the joiner waits for CON before sending.
+            guard conn.status != .joined || conn.agentVersion >= Int(AgentVersion.ratchetOnConfirmation) else {
+                throw AgentError.connection(.simplex, "connection \(connId) cannot send before it is established (agent version \(conn.agentVersion))")
+            }
             // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
             guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
             return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
@@ -47,8 +52,11 @@ extension SMPAgent {
                 if let receipt {
                     // As simplexmq: the message is acknowledged, but no receipt is queued while
                     // the ratchet is out of sync (the call then fails after the ACK).
-                    if try db.connectionRecord(connId)?.ratchetSyncState.sendProhibited ?? false {
+                    let conn = try db.connectionRecord(connId)
+                    if conn?.ratchetSyncState.sendProhibited ?? false {
                         refused = true
+                    } else if (conn?.agentVersion ?? 0) < Int(AgentVersion.deliveryReceipts) {
+                        // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
                     } else {
                         let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
                         _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
@@ -83,11 +91,12 @@ extension SMPAgent {
         var ratchet = try self.ratchet(in: db, connId)
         let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
         let plain = try AgentMessage.message(header, message).smpEncoded()
-        let length = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport)
+        let length = AgentMessageSize.e2eEncAgentMsgLength(version: UInt16(conn.agentVersion), pq: conn.pqSupport)
         guard PQRatchet.canPad(plain.count, paddedLength: length) else { throw AgentError.command(.size, "message too large") }
         let enc: [UInt8]
         do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
-        let envelope = try AgentMsgEnvelope.message(agentVersion: AgentVersion.current, encAgentMessage: enc).smpEncoded()
+        // As simplexmq: the envelope says our highest version (the peer may upgrade the connection).
+        let envelope = try AgentMsgEnvelope.message(agentVersion: config.agentVersions.max, encAgentMessage: enc).smpEncoded()
         try saveRatchet(in: db, connId, ratchet)
         return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope, sndQueueId: sndQueueId)
     }
