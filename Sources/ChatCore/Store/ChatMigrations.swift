@@ -114,6 +114,14 @@ enum ChatMigrations {
                 ALTER TABLE groups ADD COLUMN user_member_profile_sent_at REAL;
                 """)
         }
+        // simplex-chat `security_code`/`security_code_verified_at`: the connection's code as the
+        // user verified it (cleared when the ratchet is re-synchronized).
+        m.registerMigration("m20261124_connection_security_codes") { db in
+            try db.execute(sql: """
+                ALTER TABLE connections ADD COLUMN security_code TEXT;
+                ALTER TABLE connections ADD COLUMN security_code_verified_at REAL;
+                """)
+        }
         return m
     }
 
