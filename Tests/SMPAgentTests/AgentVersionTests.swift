@@ -98,7 +98,7 @@ final class AgentVersionTests: XCTestCase {
     /// Messages both ways at the agreed version; receipts only from version 4 (a receipt the
     /// peer would have sent arrives before its next message, so its absence is checked then);
     /// PQ encryption only from version 5; ratchet re-synchronization only from version 3.
-    func exchange(_ a: TestAgent, _ ac: String, _ b: TestAgent, _ bc: String, version: UInt16, tag: String) async throws {
+    func exchange(_ a: TestAgent, _ ac: String, _ b: TestAgent, _ bc: String, version: UInt16, pq: Bool? = nil, tag: String) async throws {
         for (agent, conn) in [(a, ac), (b, bc)] {
             let stats = try await agent.agent.connectionStats(connId: conn)
             XCTAssertEqual(stats.connAgentVersion, version, "\(agent.name) \(tag)")
@@ -124,7 +124,7 @@ final class AgentVersionTests: XCTestCase {
             }
         }
         XCTAssertEqual(last?.integrity, .ok)
-        XCTAssertEqual(last?.pqEncryption, version >= AgentVersion.pqDoubleRatchet, "PQ encryption at agent version \(version) (\(tag))")
+        XCTAssertEqual(last?.pqEncryption, pq ?? (version >= AgentVersion.pqDoubleRatchet), "PQ encryption at agent version \(version) (\(tag))")
         if version < AgentVersion.ratchetSync {
             do {
                 _ = try await a.agent.synchronizeRatchet(connId: ac)
@@ -169,6 +169,26 @@ final class AgentVersionTests: XCTestCase {
             try await exchange(s.old, o2, s.current, c2, version: v, tag: "\(old) owns address")
             await s.stop()
         }
+    }
+
+    /// simplexmq `updateConnVersion`: when the old client is upgraded, its messages (whose
+    /// envelopes say its new highest version) raise the connection's version on our side, and
+    /// ours raise it on its side; receipts then work. PQ stays as the connection was made.
+    func testUpgradedPeerRaisesTheVersion() async throws {
+        let s = try await setup(Old(agent: VersionRange(min: 2, max: 3)!, client: VersionRange(min: 1, max: 2)!))
+        let (c, o) = try await connectByInvitation(s.current, s.old, version: 3)
+        try await exchange(s.current, c, s.old, o, version: 3, tag: "before the upgrade")
+        await s.old.stop()
+        let upgraded = try await TestAgent("old", dir: s.dir, config: s.current.config)
+        _ = try await upgraded.agent.sendMessage(connId: o, body: Array("upgraded".utf8))
+        try await receive(s.current, c, "upgraded")
+        let ours = try await s.current.agent.connectionStats(connId: c).connAgentVersion
+        XCTAssertEqual(ours, AgentVersion.current)
+        _ = try await s.current.agent.sendMessage(connId: c, body: Array("welcome back".utf8))
+        try await receive(upgraded, o, "welcome back")
+        try await exchange(s.current, c, upgraded, o, version: AgentVersion.current, pq: false, tag: "after the upgrade")
+        await upgraded.stop()
+        await s.stop()
     }
 
     /// Ranges with nothing in common: joining fails with the reference's `A_VERSION`, in both

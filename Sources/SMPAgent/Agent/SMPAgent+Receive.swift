@@ -96,8 +96,7 @@ extension SMPAgent {
             return try confirmation(rq, m, agentVersion: version, senderDh: dh, privHeader: client.privHeader, e2eParams: e2eParams, enc: encConnInfo)
         case .message(let version, let enc):
             guard env.senderDhKey == nil else { throw .agent(.message("message with DH key")) }
-            try upgradeAgentVersion(rq.connId, version)
-            return try agentMessage(rq, m, enc: enc)
+            return try agentMessage(rq, m, agentVersion: version, enc: enc)
         case .ratchetKey(let version, let params, _):
             guard env.senderDhKey == nil else { throw .agent(.prohibited("msg: public header")) }
             try upgradeAgentVersion(rq.connId, version)
@@ -133,12 +132,18 @@ extension SMPAgent {
     /// simplexmq `updateConnVersion`: a message from a peer whose agent was upgraded raises the
     /// connection's version to the highest both support (never lowers it).
     private func upgradeAgentVersion(_ connId: String, _ messageVersion: UInt16) throws(AgentError) {
+        let current = try store.read { db in try db.connectionRecord(connId)?.agentVersion }
+        guard let current, let v = upgradedAgentVersion(current, messageVersion) else { return }
+        try write { db in try db.setConnectionAgentVersion(connId, v) }
+    }
+
+    /// The version a connection at `current` moves to after a message saying `messageVersion`,
+    /// nil when it stays.
+    func upgradedAgentVersion(_ current: Int, _ messageVersion: UInt16) -> UInt16? {
         let ours = config.agentVersions
         let theirs = VersionRange(min: ours.min, max: messageVersion) ?? VersionRange(messageVersion)
-        guard let v = theirs.highestCommon(with: ours) else { return }
-        let current = try store.read { db in try db.connectionRecord(connId)?.agentVersion }
-        guard let current, Int(v) > current else { return }
-        try write { db in try db.setConnectionAgentVersion(connId, v) }
+        guard let v = theirs.highestCommon(with: ours), Int(v) > current else { return nil }
+        return v
     }
 
     private func confirmation(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, senderDh: X25519PublicKey, privHeader: PrivHeader,
@@ -258,7 +263,7 @@ extension SMPAgent {
     }
 
     /// A ratchet-encrypted agent message on an established (or establishing) connection.
-    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, enc: [UInt8]) throws(AgentError) -> Outcome {
+    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, enc: [UInt8]) throws(AgentError) -> Outcome {
         let before = try loadRatchet(rq.connId)
         var ratchet = before
         let plain: [UInt8]
@@ -277,6 +282,11 @@ extension SMPAgent {
         let connId = rq.connId
         return try write { db -> Outcome in
             guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+            // simplexmq `updateConnVersion` (in the message's transaction: no extra query unless it changes).
+            if let v = self.upgradedAgentVersion(conn.agentVersion, agentVersion) {
+                try db.setConnectionAgentVersion(connId, v)
+                conn.agentVersion = Int(v)
+            }
             let integrity: MsgIntegrity
             let lastId = conn.lastExternalSndMsgId
             if header.sndMsgId <= lastId {
