@@ -16,7 +16,7 @@ public struct Ratchet<KEM: RatchetKEM>: Sendable, Equatable {
     /// `rcVersion`: current version used to encrypt, and the max advertised in headers.
     public internal(set) var versions: RatchetVersions
     /// `rcAD`: raw X448 keys `sk1 || rk1` of the X3DH, authenticated with every header and body.
-    let associatedData: [UInt8]
+    public let associatedData: [UInt8]
     /// `DHRs`.
     var dhRatchetKey: X448PrivateKey
     /// `rcKEM`: `PQRs` and, once accepted, `PQRr`, `PQRss`, `PQRct`.

@@ -105,9 +105,9 @@ public final class ChatReceiver {
             .groupDeleted(let user, let g, _), .groupUpdated(let user, _, let g, _), .groupMemberUpdated(let user, let g, _, _):
             // The group's chat follows its latest info (membership status, summary, profile).
             if active(user) { m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil)) }
-        case .contactRatchetSync(let user, let contact, _):
+        case .contactRatchetSync(let user, let contact, _), .contactVerificationReset(let user, let contact):
             if active(user) { m.updateContact(contact) }
-        case .groupMemberRatchetSync, .groupMemberSwitch:
+        case .groupMemberRatchetSync, .groupMemberSwitch, .groupMemberVerificationReset:
             break
         case .contactSwitch(let user, let contact, _):
             if active(user) { m.updateContact(contact) }

@@ -90,6 +90,13 @@ extension ChatView {
             return "\(c.localDisplayName): you aborted changing address"
         case .groupMemberSwitchAborted(_, let g, let m, _):
             return "#\(g.localDisplayName): you aborted changing address for \(m.localDisplayName)"
+        case .contactCode(_, let c, let code):
+            return ChatView.securityCode(name: c.localDisplayName, code: code, verify: "/verify @\(c.localDisplayName) <code from your contact>")
+        case .groupMemberCode(_, let g, let m, let code):
+            return ChatView.securityCode(name: m.localDisplayName, code: code,
+                                         verify: "/verify #\(g.localDisplayName) @\(m.localDisplayName) <code from your contact>")
+        case .connectionVerified(_, let verified, let code):
+            return verified ? "connection verified" : "connection not verified, current code is \(code)"
         case .contactRatchetSyncStarted(_, let c, _):
             return "\(c.localDisplayName): connection synchronization started"
         case .groupMemberRatchetSyncStarted(_, let g, let m, _):
@@ -208,5 +215,12 @@ enum ChatTerminalNotes {
         case .removed: " (you are removed)"
         default: ""
         }
+    }
+}
+
+extension ChatView {
+    /// simplex-chat `viewSecurityCode`: the code, and how the contact verifies it on their side.
+    static func securityCode(name: String, code: String, verify: String) -> String {
+        "\(name) security code:\n\(code)\npass this code to your contact and ask them to compare it with theirs, or to run:\n\(verify)"
     }
 }

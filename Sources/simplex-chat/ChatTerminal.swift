@@ -226,6 +226,29 @@ actor ChatTerminal {
                     : words[0] == "/switch" ? .apiSwitchGroupMember(groupId: g, groupMemberId: m) : .apiAbortSwitchGroupMember(groupId: g, groupMemberId: m)
             }
             await report(cmd) { ChatView.describe(response: $0) }
+        case "/code", "/verify":
+            // `/code @name`, `/code #group @member`, `/verify @name [<code>]`, `/verify #group @member [<code>]`
+            // (simplex-chat: a verify without a code clears the verification).
+            let p = arg.split(separator: " ").map(String.init)
+            guard let target = p.first, target.hasPrefix("@") || target.hasPrefix("#") else {
+                return output("usage: \(words[0]) @<contact>\(words[0] == "/verify" ? " [<code>]" : "") or \(words[0]) #<group> @<member>")
+            }
+            let name = String(target.dropFirst())
+            let cmd: ChatCommand
+            if target.hasPrefix("@") {
+                guard let c = await contactId(name) else { return output("no contact \(name)") }
+                let code = p.count > 1 ? p.dropFirst().joined(separator: " ") : nil
+                cmd = words[0] == "/code" ? .apiGetContactCode(contactId: c) : .apiVerifyContact(contactId: c, connectionCode: code)
+            } else {
+                guard p.count >= 2 else { return output("usage: \(words[0]) #<group> @<member>") }
+                let memberName = p[1].hasPrefix("@") ? String(p[1].dropFirst()) : p[1]
+                guard let g = await groupId(name) else { return output("no group #\(name)") }
+                guard let m = await memberId(g, memberName) else { return output("group #\(name) doesn't have member \(memberName)") }
+                let code = p.count > 2 ? p.dropFirst(2).joined(separator: " ") : nil
+                cmd = words[0] == "/code" ? .apiGetGroupMemberCode(groupId: g, groupMemberId: m)
+                    : .apiVerifyGroupMember(groupId: g, groupMemberId: m, connectionCode: code)
+            }
+            await report(cmd) { ChatView.describe(response: $0) }
         case "/f", "/file":
             await sendFile(arg)
         case "/g", "/group":
@@ -588,6 +611,10 @@ actor ChatTerminal {
             output("\(t) \(c.localDisplayName): \(Self.syncText(progress.ratchetSyncStatus))")
         case .groupMemberRatchetSync(_, let g, let m, let progress):
             output("\(t) #\(g.localDisplayName) \(m.localDisplayName): \(Self.syncText(progress.ratchetSyncStatus))")
+        case .contactVerificationReset(_, let c):
+            output("\(t) \(c.localDisplayName): security code changed")
+        case .groupMemberVerificationReset(_, let g, let m):
+            output("\(t) #\(g.localDisplayName) \(m.localDisplayName): security code changed")
         case .contactSwitch(_, let c, let p):
             if let line = Self.switchLine(c.localDisplayName, p) { output("\(t) \(line)") }
         case .groupMemberSwitch(_, let g, let m, let p):

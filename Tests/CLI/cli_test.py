@@ -511,9 +511,19 @@ try:
     alice.expect("#temp: you deleted the group")
     alice.type("/delete carol")
     alice.expect("carol: contact is deleted")
-    # Re-synchronizing encryption and changing the receiving address, by name.
+    # Security codes: both sides see the same code; a wrong one does not verify, the right one does.
+    alice.type("/code @bob")
+    code = alice.expect(r"bob security code:\s*([0-9][0-9 ]*[0-9])").group(1)
+    bob.type("/code @alice")
+    check(bob.expect(r"alice security code:\s*([0-9][0-9 ]*[0-9])").group(1) == code, "both sides see the same security code")
+    bob.type("/verify @alice 12345")
+    bob.expect("connection not verified, current code is")
+    bob.type(f"/verify @alice {code}")
+    bob.expect("connection verified")
+    # Re-synchronizing encryption (which resets Bob's verification) and changing the receiving address, by name.
     alice.type("/sync @bob force=on")
     alice.expect("bob: connection synchronization started")
+    bob.expect("alice: security code changed")
     bob.expect("alice: connection synchronized")
     alice.expect("bob: connection synchronized")
     alice.type("@bob after sync")

@@ -449,6 +449,9 @@ enum RTSamples {
         withUser("startedConnectionToGroup", #""groupInfo":\#(groupInfo),"customUserProfile":\#(bob)"#),
         withUser("contactRatchetSyncStarted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
         withUser("groupMemberRatchetSyncStarted", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionStats":\#(connStats)"#),
+        withUser("contactCode", #""contact":\#(contact),"connectionCode":"12345 67890 12""#),
+        withUser("groupMemberCode", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionCode":"54321 09876""#),
+        withUser("connectionVerified", #""verified":false,"expectedCode":"12345 67890 12""#),
         withUser("contactSwitchStarted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
         withUser("groupMemberSwitchStarted", #""groupInfo":\#(groupInfo),"member":\#(member),"connectionStats":\#(connStats)"#),
         withUser("contactSwitchAborted", #""contact":\#(contact),"connectionStats":\#(connStats)"#),
@@ -508,6 +511,8 @@ enum RTSamples {
         withUser("groupMemberUpdated", #""groupInfo":\#(groupInfo),"fromMember":\#(member),"toMember":\#(member)"#),
         withUser("contactRatchetSync", #""contact":\#(contact),"ratchetSyncProgress":{"ratchetSyncStatus":"agreed","connectionStats":\#(connStats)}"#),
         withUser("groupMemberRatchetSync", #""groupInfo":\#(groupInfo),"member":\#(member),"ratchetSyncProgress":{"ratchetSyncStatus":"ok","connectionStats":\#(connStats)}"#),
+        withUser("contactVerificationReset", #""contact":\#(contact)"#),
+        withUser("groupMemberVerificationReset", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("contactSwitch", #""contact":\#(contact),"switchProgress":{"queueDirection":"rcv","switchPhase":"started","connectionStats":\#(connStats)}"#),
         withUser("groupMemberSwitch", #""groupInfo":\#(groupInfo),"member":\#(member),"switchProgress":{"queueDirection":"snd","switchPhase":"completed","connectionStats":\#(connStats)}"#),
     ]
@@ -836,6 +841,9 @@ enum CaseNames {
         case .groupLinkDeleted: "groupLinkDeleted"
         case .startedConnectionToGroup: "startedConnectionToGroup"
         case .contactRatchetSyncStarted: "contactRatchetSyncStarted"
+        case .contactCode: "contactCode"
+        case .groupMemberCode: "groupMemberCode"
+        case .connectionVerified: "connectionVerified"
         case .groupMemberRatchetSyncStarted: "groupMemberRatchetSyncStarted"
         case .contactSwitchStarted: "contactSwitchStarted"
         case .groupMemberSwitchStarted: "groupMemberSwitchStarted"
@@ -884,6 +892,8 @@ enum CaseNames {
         case .groupUpdated: "groupUpdated"
         case .groupMemberUpdated: "groupMemberUpdated"
         case .contactRatchetSync: "contactRatchetSync"
+        case .contactVerificationReset: "contactVerificationReset"
+        case .groupMemberVerificationReset: "groupMemberVerificationReset"
         case .groupMemberRatchetSync: "groupMemberRatchetSync"
         case .contactSwitch: "contactSwitch"
         case .groupMemberSwitch: "groupMemberSwitch"

@@ -100,7 +100,6 @@ extension String {
         #expect(a.intersection(VersionRange(8)) == nil)
         #expect(a.contains(2) && a.contains(7) && !a.contains(8) && !a.contains(1))
         #expect(AgentVersion.supported == VersionRange(min: 2, max: 7))
-        #expect(AgentVersion.implemented == VersionRange(7))
         #expect(SMPClientVersion.supported == VersionRange(min: 1, max: 4))
     }
 }

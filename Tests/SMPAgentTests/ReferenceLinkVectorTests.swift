@@ -192,10 +192,11 @@ enum ReferenceLinks {
         let contactV2 = try #require(links.first { $0.0 == "contactAddressV2 from v=1 (adjusted)" }).2
         let compatible = try #require(contactV2.compatibleVersions())
         #expect(compatible.agentVersion == 2 && compatible.queue.clientVersion == 4)
-        // Our agent implements version 7 only: such a contact is refused when joined (protocol-notes.md).
-        #expect(contactV2.compatibleVersions(agent: AgentVersion.implemented) == nil)
+        // An agent configured with an older range agrees on its highest common version.
+        #expect(contactV2.compatibleVersions(agent: VersionRange(min: 3, max: 7)!) == nil)
         let modern = try ReferenceLinks.link(.contact, AgentVersion.supported, [try ReferenceLinks.queue(try ReferenceLinks.srv, ReferenceLinks.v14, .contact)])
-        #expect(modern.compatibleVersions(agent: AgentVersion.implemented)?.agentVersion == 7)
+        #expect(modern.compatibleVersions()?.agentVersion == 7)
+        #expect(modern.compatibleVersions(agent: VersionRange(min: 2, max: 5)!)?.agentVersion == 5)
         // Ranges with nothing in common.
         let future = try ReferenceLinks.link(.contact, VersionRange(min: 8, max: 9)!, modern.queues)
         #expect(future.compatibleVersions() == nil)

@@ -159,6 +159,15 @@ public enum ChatCommand: Sendable, Hashable {
     case apiSyncContactRatchet(contactId: Int64, force: Bool)
     /// `/_sync #<groupId> <groupMemberId>[ force=on]`: the same for a member's connection.
     case apiSyncGroupMemberRatchet(groupId: Int64, groupMemberId: Int64, force: Bool)
+    /// `/_get code @<contactId>`: the security code of the contact's connection.
+    case apiGetContactCode(contactId: Int64)
+    /// `/_get code #<groupId> <groupMemberId>`: the same for a member's connection.
+    case apiGetGroupMemberCode(groupId: Int64, groupMemberId: Int64)
+    /// `/_verify code @<contactId>[ <code>]`: marks the connection verified when the code is its
+    /// current one; without a code the verification is cleared.
+    case apiVerifyContact(contactId: Int64, connectionCode: String?)
+    /// `/_verify code #<groupId> <groupMemberId>[ <code>]`.
+    case apiVerifyGroupMember(groupId: Int64, groupMemberId: Int64, connectionCode: String?)
     /// `/_switch @<contactId>`: move our receiving queue of the contact's connection to a new one.
     case apiSwitchContact(contactId: Int64)
     /// `/_switch #<groupId> <groupMemberId>`.
@@ -386,6 +395,10 @@ extension ChatCommand {
         case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
         case .apiSyncContactRatchet(let id, let force): return "/_sync @\(id)" + (force ? " force=on" : "")
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return "/_sync #\(g) \(m)" + (force ? " force=on" : "")
+        case .apiGetContactCode(let id): return "/_get code @\(id)"
+        case .apiGetGroupMemberCode(let g, let m): return "/_get code #\(g) \(m)"
+        case .apiVerifyContact(let id, let code): return "/_verify code @\(id)" + (code.map { " " + $0 } ?? "")
+        case .apiVerifyGroupMember(let g, let m, let code): return "/_verify code #\(g) \(m)" + (code.map { " " + $0 } ?? "")
         case .apiSwitchContact(let id): return "/_switch @\(id)"
         case .apiSwitchGroupMember(let g, let m): return "/_switch #\(g) \(m)"
         case .apiAbortSwitchContact(let id): return "/_abort switch @\(id)"

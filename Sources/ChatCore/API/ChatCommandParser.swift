@@ -98,6 +98,15 @@ struct CommandScanner {
         return String(t)
     }
 
+    /// simplex-chat `verifyCodeP` after a space: digits and spaces (none: nil).
+    mutating func verificationCode() throws(CommandSyntaxError) -> String? {
+        guard take(" "), !atEnd else { return nil }
+        let code = rest.prefix(while: { ($0.isASCII && $0.isNumber) || $0 == " " })
+        guard !code.isEmpty else { throw CommandSyntaxError("expected a security code (digits)\(found)") }
+        rest = rest.dropFirst(code.count)
+        return String(code)
+    }
+
     /// Everything that is left.
     mutating func remainder() -> String {
         defer { rest = rest.dropFirst(rest.count) }
@@ -600,6 +609,24 @@ enum CommandSyntax {
         },
         Entry(name: "/_get link", prefixes: ["/_get link #"]) { s throws(CommandSyntaxError) in
             .apiGetGroupLink(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_get code", prefixes: ["/_get code @"]) { s throws(CommandSyntaxError) in
+            .apiGetContactCode(contactId: try s.decimal("contact ID"))
+        },
+        Entry(name: "/_get code", prefixes: ["/_get code #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiGetGroupMemberCode(groupId: g, groupMemberId: try s.decimal("member ID"))
+        },
+        Entry(name: "/_verify code", prefixes: ["/_verify code @"]) { s throws(CommandSyntaxError) in
+            let id = try s.decimal("contact ID")
+            return .apiVerifyContact(contactId: id, connectionCode: try s.verificationCode())
+        },
+        Entry(name: "/_verify code", prefixes: ["/_verify code #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let m = try s.decimal("member ID")
+            return .apiVerifyGroupMember(groupId: g, groupMemberId: m, connectionCode: try s.verificationCode())
         },
         Entry(name: "/_switch", prefixes: ["/_switch @"]) { s throws(CommandSyntaxError) in
             .apiSwitchContact(contactId: try s.decimal("contact ID"))

@@ -38,6 +38,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     /// The ratchet re-synchronization state of a contact's connection changed (EVENTS.md).
     case contactRatchetSync(user: User, contact: Contact, ratchetSyncProgress: RatchetSyncProgress)
     case groupMemberRatchetSync(user: User, groupInfo: GroupInfo, member: GroupMember, ratchetSyncProgress: RatchetSyncProgress)
+    /// The ratchet was re-synchronized, so the verified security code no longer applies
+    /// (simplex-chat `TEContactVerificationReset`).
+    case contactVerificationReset(user: User, contact: Contact)
+    case groupMemberVerificationReset(user: User, groupInfo: GroupInfo, member: GroupMember)
     /// A queue switch of a contact's connection progressed (EVENTS.md).
     case contactSwitch(user: User, contact: Contact, switchProgress: SwitchProgress)
     case groupMemberSwitch(user: User, groupInfo: GroupInfo, member: GroupMember, switchProgress: SwitchProgress)
@@ -90,6 +94,9 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "groupMemberRatchetSync":
             self = try .groupMemberRatchetSync(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
                                                ratchetSyncProgress: c.v("ratchetSyncProgress"))
+        case "contactVerificationReset": self = try .contactVerificationReset(user: c.v("user"), contact: c.v("contact"))
+        case "groupMemberVerificationReset":
+            self = try .groupMemberVerificationReset(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "contactSwitch": self = try .contactSwitch(user: c.v("user"), contact: c.v("contact"), switchProgress: c.v("switchProgress"))
         case "groupMemberSwitch":
             self = try .groupMemberSwitch(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), switchProgress: c.v("switchProgress"))
@@ -296,6 +303,15 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
             try c.put(progress, "ratchetSyncProgress")
+        case .contactVerificationReset(let user, let contact):
+            try c.tag("contactVerificationReset")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+        case .groupMemberVerificationReset(let user, let groupInfo, let member):
+            try c.tag("groupMemberVerificationReset")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
         case .contactSwitch(let user, let contact, let progress):
             try c.tag("contactSwitch")
             try c.put(user, "user")

@@ -63,6 +63,11 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     /// `/_sync @<contactId>` started a ratchet re-synchronization.
     case contactRatchetSyncStarted(user: User, contact: Contact, connectionStats: ConnectionStats)
     case groupMemberRatchetSyncStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
+    /// `/_get code`: the connection's current security code (simplex-chat `CRContactCode`).
+    case contactCode(user: User, contact: Contact, connectionCode: String)
+    case groupMemberCode(user: User, groupInfo: GroupInfo, member: GroupMember, connectionCode: String)
+    /// `/_verify code`: whether the code given is the current one, and that code.
+    case connectionVerified(user: User, verified: Bool, expectedCode: String)
     /// `/_switch` started moving our receiving queue; `/_abort switch` cancelled it.
     case contactSwitchStarted(user: User, contact: Contact, connectionStats: ConnectionStats)
     case groupMemberSwitchStarted(user: User, groupInfo: GroupInfo, member: GroupMember, connectionStats: ConnectionStats)
@@ -137,6 +142,10 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "groupMemberRatchetSyncStarted":
             self = try .groupMemberRatchetSyncStarted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
                                                       connectionStats: c.v("connectionStats"))
+        case "contactCode": self = try .contactCode(user: c.v("user"), contact: c.v("contact"), connectionCode: c.v("connectionCode"))
+        case "groupMemberCode":
+            self = try .groupMemberCode(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), connectionCode: c.v("connectionCode"))
+        case "connectionVerified": self = try .connectionVerified(user: c.v("user"), verified: c.v("verified"), expectedCode: c.v("expectedCode"))
         case "contactSwitchStarted":
             self = try .contactSwitchStarted(user: c.v("user"), contact: c.v("contact"), connectionStats: c.v("connectionStats"))
         case "groupMemberSwitchStarted":
@@ -416,6 +425,22 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
             try c.put(stats, "connectionStats")
+        case .contactCode(let user, let contact, let code):
+            try c.tag("contactCode")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(code, "connectionCode")
+        case .groupMemberCode(let user, let groupInfo, let member, let code):
+            try c.tag("groupMemberCode")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(code, "connectionCode")
+        case .connectionVerified(let user, let verified, let code):
+            try c.tag("connectionVerified")
+            try c.put(user, "user")
+            try c.put(verified, "verified")
+            try c.put(code, "expectedCode")
         case .contactSwitchStarted(let user, let contact, let stats), .contactSwitchAborted(let user, let contact, let stats):
             if case .contactSwitchStarted = self { try c.tag("contactSwitchStarted") } else { try c.tag("contactSwitchAborted") }
             try c.put(user, "user")

@@ -164,16 +164,6 @@ extension ChatController {
 
     static var chatVRangeText: String { ourChatVRange.description }
 
-    /// The group history a host sends a new member (simplex-chat `sendHistory`): we keep no
-    /// history to send, so it is the welcome message alone, sent as an x.msg.new of ours to a
-    /// member of chat version 6+ when the group keeps history, as that member expects it there.
-    func sendHistory(_ g: GroupInfo, to m: GroupMember) async throws(ChatError) {
-        guard g.fullGroupPreferences.history.enable == .on, let welcome = g.groupProfile.description, !welcome.isEmpty,
-            let v = try memberVRange(m.groupMemberId), v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome
-        else { return }
-        try await sendToMember(m.groupMemberId, [.msgNew(MsgContainer(content: .text(welcome)))])
-    }
-
     /// A profile as shown to group members: no address or preferences.
     func redacted(_ p: Profile) -> Profile {
         var p = p

@@ -70,11 +70,20 @@ extension ChatController {
                                             text: Self.decryptErrorText(mde, n), status: .rcvNew)
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
             } else {
+                let reset = try resetVerificationOnSync(conn, state)
+                let contact = reset ? (try store.read { db in try self.contact(db, contactId) } ?? contact) : contact
                 emit(.contactRatchetSync(user: user, contact: contact, ratchetSyncProgress: progress))
                 let itemId = try insertItem(userId: user.userId, contactId: contactId, sent: false,
                                             content: .rcvConnEvent(rcvConnEvent: .ratchetSync(syncStatus: rss)), text: Self.syncStatusText(rss),
                                             status: .rcvNew)
                 emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+                if reset {
+                    emit(.contactVerificationReset(user: user, contact: contact))
+                    let resetId = try insertItem(userId: user.userId, contactId: contactId, sent: false,
+                                                 content: .rcvConnEvent(rcvConnEvent: .verificationCodeReset), text: Self.verificationResetText,
+                                                 status: .rcvNew)
+                    emit(.newChatItems(user: user, chatItems: [try aItem(contact, resetId)]))
+                }
             }
         } else if let gmId = conn["group_member_id"] as Int64? {
             let m = try member(gmId)
@@ -92,11 +101,20 @@ extension ChatController {
                                             text: Self.decryptErrorText(mde, n), status: .rcvNew)
                 emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
             } else {
+                let reset = try resetVerificationOnSync(conn, state)
+                let m = reset ? try member(gmId) : m
                 emit(.groupMemberRatchetSync(user: user, groupInfo: g, member: m, ratchetSyncProgress: progress))
                 let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                             content: .rcvConnEvent(rcvConnEvent: .ratchetSync(syncStatus: rss)), text: Self.syncStatusText(rss),
                                             status: .rcvNew)
                 emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+                if reset {
+                    emit(.groupMemberVerificationReset(user: user, groupInfo: g, member: m))
+                    let resetId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
+                                                 content: .rcvConnEvent(rcvConnEvent: .verificationCodeReset), text: Self.verificationResetText,
+                                                 status: .rcvNew)
+                    emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, resetId)]))
+                }
             }
         }
     }

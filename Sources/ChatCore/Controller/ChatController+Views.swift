@@ -26,11 +26,13 @@ extension ChatController {
         let peerMin: Int? = r["peer_chat_min_version"], peerMax: Int? = r["peer_chat_max_version"]
         let peer = peerMin.flatMap { lo in peerMax.map { ChatVersionRange(minVersion: lo, maxVersion: $0) } } ?? chatVRange
         let version = min(peer.maxVersion, chatVRange.maxVersion)
+        let code: String? = r["security_code"], verifiedAt: Double? = r["security_code_verified_at"]
+        let securityCode = code.flatMap { c in verifiedAt.map { SecurityCode(securityCode: c, verifiedAt: ts($0)) } }
         return Connection(connId: r["connection_id"], agentConnId: r["agent_conn_id"], connChatVersion: version, peerChatVRange: peer,
                           viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
                           connType: ConnType(rawValue: r["conn_type"]) ?? .contact, connStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
                           contactConnInitiated: r["initiated"], localAlias: r["local_alias"], entityId: r["contact_id"],
-                          pqSupport: r["pq_support"], pqEncryption: r["pq_encryption"], createdAt: ts(r["created_at"]))
+                          connectionCode: securityCode, pqSupport: r["pq_support"], pqEncryption: r["pq_encryption"], createdAt: ts(r["created_at"]))
     }
 
     static func pending(_ r: Row) -> PendingContactConnection {

@@ -286,6 +286,10 @@ public actor ChatController {
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
         case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)
+        case .apiGetContactCode(let contactId): return try await getContactCode(contactId: contactId)
+        case .apiGetGroupMemberCode(let g, let m): return try await getMemberCode(groupId: g, groupMemberId: m)
+        case .apiVerifyContact(let contactId, let code): return try await verifyContact(contactId: contactId, code: code)
+        case .apiVerifyGroupMember(let g, let m, let code): return try await verifyMember(groupId: g, groupMemberId: m, code: code)
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return try await syncMemberRatchet(groupId: g, groupMemberId: m, force: force)
         case .apiSwitchContact(let id): return try await switchContact(contactId: id, abort: false)
         case .apiSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: false)

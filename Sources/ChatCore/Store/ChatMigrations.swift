@@ -123,6 +123,14 @@ enum ChatMigrations {
                 CREATE INDEX idx_snd_file_recipients_descr_delivery ON snd_file_recipients(descr_agent_conn_id, descr_agent_msg_id);
                 """)
         }
+        // simplex-chat `security_code`/`security_code_verified_at`: the connection's code as the
+        // user verified it (cleared when the ratchet is re-synchronized).
+        m.registerMigration("m20261124_connection_security_codes") { db in
+            try db.execute(sql: """
+                ALTER TABLE connections ADD COLUMN security_code TEXT;
+                ALTER TABLE connections ADD COLUMN security_code_verified_at REAL;
+                """)
+        }
         return m
     }
 

@@ -20,6 +20,13 @@ public struct AgentConfig: Sendable {
     public var maxRetryInterval: Double = 5
     /// Password for relays that require one to create queues.
     public var basicAuth: [UInt8]?
+    /// Agent protocol versions we take part in (simplexmq `smpAgentVRange`): advertised in our
+    /// links, negotiated with each peer. Narrower ranges make the agent behave as an older
+    /// client does, which is how the behaviour of each version is tested against ours.
+    public var agentVersions: VersionRange = AgentVersion.supported
+    /// SMP client versions of our queue addresses (simplexmq `smpClientVRange`); below 3 no
+    /// queue is secured by its sender (SKEY), so the recipient KEYs it and HELLO follows.
+    public var smpClientVersions: VersionRange = SMPClientVersion.supported
 
     public init(servers: [SMPServerAddress]) {
         self.servers = servers

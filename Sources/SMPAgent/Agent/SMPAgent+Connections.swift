@@ -20,7 +20,9 @@ extension SMPAgent {
 
     /// Creates the connection; with `shortLinkUserData` the queue is created together with its
     /// short link data (see SMPAgent+ShortLinks).
-    func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?, clientData: String? = nil)
+    /// `kemInLink` overrides `config.pqInInvitation` (the invitation a contact request carries).
+    func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?, clientData: String? = nil,
+                          kemInLink: Bool? = nil)
         async throws(AgentError) -> CreatedConnectionLink
     {
         let pq = pqSupport ?? config.pqSupport
@@ -29,7 +31,7 @@ extension SMPAgent {
         var e2eURI: E2ERatchetParamsURI?
         if mode == .invitation {
             do {
-                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && config.pqInInvitation)
+                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && (kemInLink ?? config.pqInInvitation))
                 x3dh = p
                 e2eURI = E2ERatchetParamsURI(p.publicParams)
             } catch {
@@ -37,10 +39,10 @@ extension SMPAgent {
             }
         }
         func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool) throws(AgentError) -> ConnectionRequestURI {
-            let queueURI = SMPQueueURI(server: server, senderId: senderId, clientVersions: SMPClientVersion.supported,
+            let queueURI = SMPQueueURI(server: server, senderId: senderId, clientVersions: config.smpClientVersions,
                                        dhPublicKey: e2eKey, senderCanSecure: senderCanSecure)
             do {
-                return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: AgentVersion.supported,
+                return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: config.agentVersions,
                                                 queues: [queueURI], e2eParams: e2eURI, clientData: clientData)
             } catch {
                 throw .link(error)
@@ -61,7 +63,7 @@ extension SMPAgent {
             prepared = p
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation, e2e: e2e, queueData: p.request, corrId: corrId)
         } else {
-            new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure)
+            new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure && canSenderSecure)
             link = try fullLink(senderId: new.created.senderId, e2eKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
         }
         var shortLink: ShortLink?
@@ -78,7 +80,7 @@ extension SMPAgent {
         }
         let connId = newId()
         let conn = ConnectionRecord(connId: connId, mode: mode, initiator: true, status: mode == .contact ? .contact : .new,
-                                    pqSupport: pq, userId: userId, ownLink: link.uriString)
+                                    pqSupport: pq, userId: userId, ownLink: link.uriString, agentVersion: config.agentVersions.max)
         let rq = new.record(connId: connId)
         let x3dhBytes: Data?
         do { x3dhBytes = try x3dh.map { Data(try $0.encoded()) } } catch { throw .internalError("\(error)") }
@@ -119,13 +121,15 @@ extension SMPAgent {
     func joinInvitation(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
         guard let e2e = link.e2eParams else { throw .link(.missingE2EParameters) }
         // simplexmq `compatibleInvitationUri`: every range must meet ours (`A_VERSION`); the
-        // agent range must reach the version whose behaviour we implement.
-        guard link.agentVersions.intersection(AgentVersion.implemented) != nil else { throw .agent(.version) }
+        // highest common agent version is the connection's.
+        guard let agentVersion = link.agentVersions.highestCommon(with: config.agentVersions) else { throw .agent(.version) }
         guard let e2eRange = e2e.versions.intersection(VersionRange(E2EVersion.supported)) else { throw .agent(.version) }
-        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
+        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(config.smpClientVersions) else {
             throw .agent(.version)
         }
         let peer = e2e.params(version: e2eRange.max)
+        // simplexmq `versionPQSupport_`: PQ needs agent version 5 and e2e version 3.
+        let pq = pq && Self.versionAllowsPQ(agentVersion, e2eVersion: peer.version)
         let own: E2EPrivateParams
         var ratchet: PQRatchet
         do {
@@ -158,8 +162,12 @@ extension SMPAgent {
             }
         }
         let replyServer = try pickServer()
-        let reply = try await newRcvQueue(server: replyServer, senderCanSecure: config.senderCanSecure)
-        let replyInfo = SMPQueueInfo(clientVersion: SMPClientVersion.current, server: replyServer, senderId: reply.created.senderId,
+        // simplexmq `createReplyQueue`: the reply queue is described at the client version agreed
+        // for the peer's queue; below 3 it cannot say that its sender may secure it.
+        let replyVersion = clientRange.max
+        let reply = try await newRcvQueue(server: replyServer, senderCanSecure: config.senderCanSecure && replyVersion >= SMPClientVersion.senderAuthKey,
+                                          clientVersion: replyVersion)
+        let replyInfo = SMPQueueInfo(clientVersion: replyVersion, server: replyServer, senderId: reply.created.senderId,
                                      dhPublicKey: reply.e2e.publicKey, senderCanSecure: reply.created.senderCanSecure)
         let connId = newId()
         let agentMsg = AgentMessage.connInfoReply(queues: [replyInfo], info: connInfo)
@@ -167,13 +175,14 @@ extension SMPAgent {
         let plain: [UInt8]
         do {
             plain = try agentMsg.smpEncoded()
-            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(pq: pq))
-            envelope = try AgentMsgEnvelope.confirmation(agentVersion: AgentVersion.current, e2eParams: own.publicParams, encConnInfo: enc).smpEncoded()
+            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(version: agentVersion, pq: pq))
+            envelope = try AgentMsgEnvelope.confirmation(agentVersion: agentVersion, e2eParams: own.publicParams, encConnInfo: enc).smpEncoded()
         } catch {
             throw .internalError("confirmation: \(error)")
         }
         let state = try serialize(ratchet)
-        let conn = ConnectionRecord(connId: connId, mode: .invitation, initiator: false, status: .joined, pqSupport: pq, userId: userId, ownLink: nil)
+        let conn = ConnectionRecord(connId: connId, mode: .invitation, initiator: false, status: .joined, pqSupport: pq, userId: userId, ownLink: nil,
+                                    agentVersion: agentVersion)
         let rq = reply.record(connId: connId)
         let sq = SndQueueRecord(sndQueueId: nil, connId: connId, server: server, sndId: Data(q.senderId), sndPrivateKey: Data(sndKey.pkcs8Encoded),
                                 e2ePrivateKey: Data(sndE2E.rawRepresentation), e2eDhSecret: Data(secret), sndSecure: senderSecures,
@@ -192,13 +201,19 @@ extension SMPAgent {
     }
 
     func joinContact(link: ConnectionRequestURI, connInfo: [UInt8], pq: Bool, userId: Int64) async throws(AgentError) -> String {
-        guard link.agentVersions.intersection(AgentVersion.implemented) != nil else { throw .agent(.version) }
-        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(SMPClientVersion.supported) else {
+        // simplexmq `compatibleContactUri`.
+        guard let agentVersion = link.agentVersions.highestCommon(with: config.agentVersions) else { throw .agent(.version) }
+        guard let q = link.queues.first, let clientRange = q.clientVersions.intersection(config.smpClientVersions) else {
             throw .agent(.version)
         }
-        let (connId, invitation) = try await createConnection(mode: .invitation, pqSupport: pq, userId: userId)
+        // simplexmq `joinContactInitialKeys`: from agent version 5 the invitation carries the KEM
+        // key, so PQ starts with the owner's confirmation; below it there is no PQ.
+        let pqAllowed = agentVersion >= AgentVersion.pqDoubleRatchet
+        let created = try await createConnection(mode: .invitation, pqSupport: pq && pqAllowed, userId: userId, shortLinkUserData: nil,
+                                                 kemInLink: pq && pqAllowed)
+        let (connId, invitation) = (created.connId, created.link)
         do {
-            let body = try AgentMsgEnvelope.invitation(agentVersion: AgentVersion.current, connReq: invitation, connInfo: connInfo).smpEncoded()
+            let body = try AgentMsgEnvelope.invitation(agentVersion: agentVersion, connReq: invitation, connInfo: connInfo).smpEncoded()
             let bytes = try QueueCrypto.sealOnce(ClientMessage(privHeader: .empty, body: body), recipientDhKey: q.dhPublicKey, version: clientRange.max)
             try await smp(q.server.description) { c throws(SMPClientError) in
                 try await c.send(senderId: q.senderId, key: nil, notification: true, body: bytes)
@@ -227,7 +242,7 @@ extension SMPAgent {
         }
         let replyQueues: [SMPQueueInfo]
         do { replyQueues = try SMPQueueInfo.decodeList([UInt8](conf.replyQueues)) } catch { throw .agent(.message("reply queues: \(error)")) }
-        guard let q = replyQueues.first, q.clientVersion >= SMPClientVersion.supported.min else { throw .agent(.version) }
+        guard let q = replyQueues.first, config.smpClientVersions.contains(q.clientVersion) else { throw .agent(.version) }
         if let k = conf.senderKey {
             let senderKey: AnyPublicKey
             do { senderKey = try AnyPublicKey(x509Encoded: [UInt8](k), allowing: AnyPublicKey.authAlgorithms) } catch {
@@ -255,8 +270,9 @@ extension SMPAgent {
         let envelope: [UInt8]
         do {
             plain = try AgentMessage.connInfo(connInfo).smpEncoded()
-            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(pq: conn.pqSupport))
-            envelope = try AgentMsgEnvelope.confirmation(agentVersion: AgentVersion.current, e2eParams: nil, encConnInfo: enc).smpEncoded()
+            let version = UInt16(conn.agentVersion)
+            let enc = try ratchet.encrypt(plain, paddedLength: AgentMessageSize.e2eEncConnInfoLength(version: version, pq: conn.pqSupport))
+            envelope = try AgentMsgEnvelope.confirmation(agentVersion: version, e2eParams: nil, encConnInfo: enc).smpEncoded()
         } catch {
             throw .internalError("confirmation: \(error)")
         }
@@ -333,20 +349,22 @@ extension SMPAgent {
         let created: CreatedQueue
         let rcvKey: PrivateAuthKey
         let e2e: X25519PrivateKey
+        let clientVersion: UInt16
 
         func record(connId: String) -> RcvQueueRecord {
             RcvQueueRecord(rcvQueueId: nil, connId: connId, server: server.description, rcvId: Data(created.recipientId),
                            sndId: Data(created.senderId), rcvPrivateKey: Data(rcvKey.pkcs8Encoded), rcvDhSecret: Data(created.rcvDhSecret),
                            e2ePrivateKey: Data(e2e.rawRepresentation), e2eDhSecret: nil, sndKey: nil, sndSecure: created.senderCanSecure,
-                           status: .new, smpClientVersion: Int(SMPClientVersion.current))
+                           status: .new, smpClientVersion: Int(clientVersion))
         }
     }
 
     /// NEW on `server`, subscribed: the queue's messages arrive as client events.
     /// With `queueData` the queue is created with its short link data, `corrId` being the one
     /// its sender ID was derived from, and `e2e` the key the link already names.
+    /// `clientVersion` is the SMP client version the queue is described at (ours by default).
     func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool, e2e: X25519PrivateKey = X25519PrivateKey(),
-                     queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil) async throws(AgentError) -> NewRcvQueue {
+                     queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil, clientVersion: UInt16? = nil) async throws(AgentError) -> NewRcvQueue {
         let rcvKey: PrivateAuthKey
         do { rcvKey = try PrivateAuthKey.generate(.ed25519) } catch { throw .internalError("\(error)") }
         let dh = X25519PrivateKey()
@@ -355,7 +373,15 @@ extension SMPAgent {
             try await c.createQueue(recipientKey: rcvKey, dhKey: dh, subscribe: true, senderCanSecure: senderCanSecure, basicAuth: auth,
                                     queueData: queueData, corrId: corrId)
         }
-        return NewRcvQueue(server: server, created: created, rcvKey: rcvKey, e2e: e2e)
+        return NewRcvQueue(server: server, created: created, rcvKey: rcvKey, e2e: e2e, clientVersion: clientVersion ?? config.smpClientVersions.max)
+    }
+
+    /// Whether our queue addresses can say that the sender secures the queue (client version 3).
+    var canSenderSecure: Bool { config.smpClientVersions.max >= SMPClientVersion.senderAuthKey }
+
+    /// simplexmq `versionPQSupport_`: the PQ ratchet needs agent version 5 and, when known, e2e version 3.
+    static func versionAllowsPQ(_ agentVersion: UInt16, e2eVersion: UInt16?) -> Bool {
+        agentVersion >= AgentVersion.pqDoubleRatchet && (e2eVersion ?? E2EVersion.pqRatchet) >= E2EVersion.pqRatchet
     }
 
     func authKey(_ pkcs8: Data) throws(AgentError) -> PrivateAuthKey {

@@ -15,6 +15,11 @@ extension SMPAgent {
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
                 try db.hasSndQueue(connId)
             else { throw AgentError.connection(.simplex, "connection \(connId) cannot send yet (\(conn.status))") }
+            // Before version 7 (`ratchetOnConfSMPAgentVersion`) the initiator starts its ratchet only
+            // when it allows the connection, so the joiner waits for CON before sending.
+            guard conn.status != .joined || conn.agentVersion >= Int(AgentVersion.ratchetOnConfirmation) else {
+                throw AgentError.connection(.simplex, "connection \(connId) cannot send before it is established (agent version \(conn.agentVersion))")
+            }
             // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
             guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
             return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
@@ -47,8 +52,11 @@ extension SMPAgent {
                 if let receipt {
                     // As simplexmq: the message is acknowledged, but no receipt is queued while
                     // the ratchet is out of sync (the call then fails after the ACK).
-                    if try db.connectionRecord(connId)?.ratchetSyncState.sendProhibited ?? false {
+                    let conn = try db.connectionRecord(connId)
+                    if conn?.ratchetSyncState.sendProhibited ?? false {
                         refused = true
+                    } else if (conn?.agentVersion ?? 0) < Int(AgentVersion.deliveryReceipts) {
+                        // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
                     } else {
                         // Sent by the delivery worker with the others waiting, in one A_RCVD.
                         let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
@@ -84,13 +92,14 @@ extension SMPAgent {
         var ratchet = try self.ratchet(in: db, connId)
         let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
         let plain = try AgentMessage.message(header, message).smpEncoded()
-        let length = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport)
+        let length = AgentMessageSize.e2eEncAgentMsgLength(version: UInt16(conn.agentVersion), pq: conn.pqSupport)
         guard PQRatchet.canPad(plain.count, paddedLength: length) else { throw AgentError.command(.size, "message too large") }
         let prepared: PreparedMessage
         do { prepared = try ratchet.prepare(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         try saveRatchet(in: db, connId, ratchet)
         return try storeSndMessage(db, connId: connId, type: type, plain: plain,
-                                   stored: .prepared(PreparedEnvelope(agentVersion: AgentVersion.current, message: prepared)), sndQueueId: sndQueueId)
+                                   // As simplexmq: the envelope says our highest version (the peer may upgrade the connection).
+                                   stored: .prepared(PreparedEnvelope(agentVersion: config.agentVersions.max, message: prepared)), sndQueueId: sndQueueId)
     }
 }
 
@@ -180,7 +189,7 @@ extension SMPAgent {
             var receipts = try db.pendingReceipts(connId, limit: 64)
             guard !receipts.isEmpty, let conn = try db.connectionRecord(connId), !conn.ratchetSyncState.sendProhibited else { return }
             // As many as fit one padded agent message (receipts carry the chat's rcptInfo).
-            let room = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport) - 256
+            let room = AgentMessageSize.e2eEncAgentMsgLength(version: UInt16(conn.agentVersion), pq: conn.pqSupport) - 256
             while receipts.count > 1, (try AMessage.aRcvd(receipts).smpEncoded()).count > room { receipts.removeLast(receipts.count / 2) }
             try db.deletePendingReceipts(connId, agentMsgIds: receipts.map(\.agentMsgId))
             _ = try self.enqueue(db, connId: connId, .aRcvd(receipts), type: .receipt)

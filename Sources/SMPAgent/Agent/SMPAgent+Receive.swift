@@ -91,14 +91,15 @@ extension SMPAgent {
         switch envelope {
         case .invitation(_, let connReq, let connInfo):
             return try contactRequest(rq, connReq: connReq, connInfo: connInfo)
-        case .confirmation(_, let e2eParams, let encConnInfo):
+        case .confirmation(let version, let e2eParams, let encConnInfo):
             guard let dh = env.senderDhKey else { throw .agent(.message("confirmation without DH key")) }
-            return try confirmation(rq, m, senderDh: dh, privHeader: client.privHeader, e2eParams: e2eParams, enc: encConnInfo)
-        case .message(_, let enc):
+            return try confirmation(rq, m, agentVersion: version, senderDh: dh, privHeader: client.privHeader, e2eParams: e2eParams, enc: encConnInfo)
+        case .message(let version, let enc):
             guard env.senderDhKey == nil else { throw .agent(.message("message with DH key")) }
-            return try agentMessage(rq, m, enc: enc)
-        case .ratchetKey(_, let params, _):
+            return try agentMessage(rq, m, agentVersion: version, enc: enc)
+        case .ratchetKey(let version, let params, _):
             guard env.senderDhKey == nil else { throw .agent(.prohibited("msg: public header")) }
+            try upgradeAgentVersion(rq.connId, version)
             return try ratchetKeyReceived(rq, params)
         }
     }
@@ -128,7 +129,24 @@ extension SMPAgent {
         return (.ack, [.req(invitationId: inv.invitationId, connInfo: connInfo)], nil)
     }
 
-    private func confirmation(_ rq: RcvQueueRecord, _ m: ReceivedMessage, senderDh: X25519PublicKey, privHeader: PrivHeader,
+    /// simplexmq `updateConnVersion`: a message from a peer whose agent was upgraded raises the
+    /// connection's version to the highest both support (never lowers it).
+    private func upgradeAgentVersion(_ connId: String, _ messageVersion: UInt16) throws(AgentError) {
+        let current = try store.read { db in try db.connectionRecord(connId)?.agentVersion }
+        guard let current, let v = upgradedAgentVersion(current, messageVersion) else { return }
+        try write { db in try db.setConnectionAgentVersion(connId, v) }
+    }
+
+    /// The version a connection at `current` moves to after a message saying `messageVersion`,
+    /// nil when it stays.
+    func upgradedAgentVersion(_ current: Int, _ messageVersion: UInt16) -> UInt16? {
+        let ours = config.agentVersions
+        let theirs = VersionRange(min: ours.min, max: messageVersion) ?? VersionRange(messageVersion)
+        guard let v = theirs.highestCommon(with: ours), Int(v) > current else { return nil }
+        return v
+    }
+
+    private func confirmation(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, senderDh: X25519PublicKey, privHeader: PrivHeader,
                               e2eParams: E2ERatchetParams?, enc: [UInt8]) throws(AgentError) -> Outcome {
         let (conn, ratchetRecord) = try store.read { db in
             (try db.connectionRecord(rq.connId), try RatchetRecord.fetchOne(db, key: rq.connId))
@@ -137,6 +155,9 @@ extension SMPAgent {
             // A repeated confirmation (the sender retried): already handled.
             return (.ack, [], nil)
         }
+        // simplexmq `smpConfirmation`: a version we support, or one not above the agreed one (the
+        // peer's agent was downgraded since).
+        guard config.agentVersions.contains(agentVersion) || Int(agentVersion) <= conn.agentVersion else { throw .agent(.version) }
         let secret: Data
         do { secret = Data(try X25519PrivateKey(rawRepresentation: [UInt8](rq.e2ePrivateKey)).sharedSecret(with: senderDh)) } catch {
             throw .internalError("confirmation key agreement: \(error)")
@@ -147,11 +168,14 @@ extension SMPAgent {
         if conn.initiator && conn.status == .new {
             // The joiner's confirmation: start our ratchet from the X3DH keys of our link.
             guard let e2eParams, let x3dh = ratchetRecord?.x3dhPrivate else { throw .agent(.prohibited("confirmation without e2e parameters")) }
+            guard E2EVersion.supported.contains(e2eParams.version) else { throw .agent(.version) }
+            // The joiner's version becomes the connection's; PQ only where it allows (`versionPQSupport_`).
+            let pq = conn.pqSupport && Self.versionAllowsPQ(agentVersion, e2eVersion: e2eParams.version)
             var ratchet: PQRatchet
             let plain: [UInt8]
             do {
                 let own = try E2EPrivateParams(encoded: [UInt8](x3dh))
-                ratchet = try PQRatchet.initReceive(own: own, peer: e2eParams, pqSupport: conn.pqSupport)
+                ratchet = try PQRatchet.initReceive(own: own, peer: e2eParams, pqSupport: pq)
                 plain = try ratchet.decrypt(enc)
             } catch {
                 throw AgentError.ratchet(error)
@@ -165,6 +189,8 @@ extension SMPAgent {
                                           replyQueues: queueBytes, connInfo: Data(info), accepted: false, createdAt: Date().timeIntervalSince1970)
             try write { db in
                 try conf.insert(db)
+                try db.setConnectionAgentVersion(rq.connId, agentVersion)
+                if pq != conn.pqSupport { try db.setConnectionPQSupport(rq.connId, pq) }
                 try self.saveRatchet(in: db, rq.connId, ratchet)
                 try db.setRcvQueueE2E(rq.rcvQueueId, status: "confirmed", dhSecret: secret)
                 try db.setConnectionConfirmed(rq.connId, status: "confirmed", firstMessageHash: CryptoHash.sha256(plain))
@@ -237,7 +263,7 @@ extension SMPAgent {
     }
 
     /// A ratchet-encrypted agent message on an established (or establishing) connection.
-    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, enc: [UInt8]) throws(AgentError) -> Outcome {
+    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, enc: [UInt8]) throws(AgentError) -> Outcome {
         let before = try loadRatchet(rq.connId)
         var ratchet = before
         let plain: [UInt8]
@@ -256,6 +282,11 @@ extension SMPAgent {
         let connId = rq.connId
         return try write { db -> Outcome in
             guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+            // simplexmq `updateConnVersion` (in the message's transaction: no extra query unless it changes).
+            if let v = self.upgradedAgentVersion(conn.agentVersion, agentVersion) {
+                try db.setConnectionAgentVersion(connId, v)
+                conn.agentVersion = Int(v)
+            }
             let integrity: MsgIntegrity
             let lastId = conn.lastExternalSndMsgId
             if header.sndMsgId <= lastId {

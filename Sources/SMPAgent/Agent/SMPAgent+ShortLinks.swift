@@ -181,7 +181,7 @@ extension SMPAgent {
         throws(AgentError) -> PreparedShortLink
     {
         let rootKey = Ed25519PrivateKey()
-        let fd = FixedLinkData(agentVersions: AgentVersion.supported, rootKey: rootKey.publicKey, connReq: connReq)
+        let fd = FixedLinkData(agentVersions: config.agentVersions, rootKey: rootKey.publicKey, connReq: connReq)
         let (linkKey, signedFixed) = try ShortLinkCrypto.signFixedData(fd, rootKey: rootKey)
         let signedUser = try ShortLinkCrypto.signUserData(connLinkData(connReq.mode, userData), key: rootKey)
         switch connReq.mode {
@@ -200,8 +200,8 @@ extension SMPAgent {
 
     private func connLinkData(_ mode: ConnectionMode, _ userData: [UInt8]) -> ConnLinkData {
         switch mode {
-        case .invitation: .invitation(agentVersions: AgentVersion.supported, userData: userData)
-        case .contact: .contact(agentVersions: AgentVersion.supported, UserContactData(direct: true, userData: userData))
+        case .invitation: .invitation(agentVersions: config.agentVersions, userData: userData)
+        case .contact: .contact(agentVersions: config.agentVersions, UserContactData(direct: true, userData: userData))
         }
     }
 

@@ -29,9 +29,6 @@ public enum AgentVersion {
     public static let ratchetOnConfirmation: UInt16 = 7
     public static let current: UInt16 = 7
     /// `supportedSMPAgentVRange` (2-7): what our links and short link data advertise, so they
-    /// are byte for byte the reference's.
+    /// are byte for byte the reference's, and the versions whose behaviour the agent implements.
     public static let supported = VersionRange(duplexHandshake...current)
-    /// The versions whose behaviour our agent implements: a peer must reach version 7 (every
-    /// SimpleX client since v6.0 does), otherwise joining fails with `A_VERSION` (protocol-notes.md).
-    public static let implemented = VersionRange(ratchetOnConfirmation...current)
 }

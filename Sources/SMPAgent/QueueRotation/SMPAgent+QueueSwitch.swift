@@ -41,7 +41,7 @@ extension SMPAgent {
             try? write { db in try db.setRcvSwitchStatus(old.rcvQueueId, nil) }
             throw error
         }
-        let uri = SMPQueueURI(server: server, senderId: new.created.senderId, clientVersions: SMPClientVersion.supported,
+        let uri = SMPQueueURI(server: server, senderId: new.created.senderId, clientVersions: config.smpClientVersions,
                               dhPublicKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
         let replaced: SndQAddr
         do { replaced = SndQAddr(server: try SMPServerAddress(parsing: old.server), senderId: [UInt8](old.sndId)) } catch {
@@ -90,7 +90,7 @@ extension SMPAgent {
     func queueAdded(_ db: Database, _ conn: ConnectionRecord, _ items: [QueueAddition]) throws -> [AgentEventKind] {
         guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.agent(.queue("ratchet is not synchronized")) }
         guard let item = items.first, let replaces = item.replaces else { throw AgentError.agent(.queue("adding queue without switching is not supported")) }
-        guard let version = item.queue.clientVersions.intersection(SMPClientVersion.supported)?.max else { throw AgentError.agent(.version) }
+        guard let version = item.queue.clientVersions.intersection(config.smpClientVersions)?.max else { throw AgentError.agent(.version) }
         let sqs = try db.sndQueues(conn.connId)
         if sqs.contains(where: { Self.sameQueue($0.server, $0.sndId, item.queue.server, item.queue.senderId) }) {
             throw AgentError.agent(.queue("QADD: queue address is already used in connection"))
@@ -128,7 +128,7 @@ extension SMPAgent {
     func queueKeyReceived(_ db: Database, _ conn: ConnectionRecord, on rq: RcvQueueRecord, _ items: [QueueSenderKey]) throws -> [AgentEventKind] {
         guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.agent(.queue("ratchet is not synchronized")) }
         guard let item = items.first else { throw AgentError.agent(.queue("QKEY: no queue")) }
-        guard SMPClientVersion.supported.contains(item.queue.clientVersion) else { throw AgentError.agent(.version) }
+        guard config.smpClientVersions.contains(item.queue.clientVersion) else { throw AgentError.agent(.version) }
         let rqs = try db.rcvQueues(conn.connId)
         guard let new = rqs.first(where: { Self.sameQueue($0.server, $0.sndId, item.queue.server, item.queue.senderId) }) else {
             throw AgentError.agent(.queue("QKEY: queue address not found in connection"))

@@ -63,7 +63,7 @@ extension SMPAgent {
     /// `AgentRatchetInfo ""`; the message takes the next sender ID and joins the hash chain.
     func enqueueRatchetKey(_ db: Database, connId: String, _ params: E2ERatchetParams) throws -> Int64 {
         let info = try AgentMessage.ratchetInfo([]).smpEncoded()
-        let envelope = try AgentMsgEnvelope.ratchetKey(agentVersion: AgentVersion.current, e2eParams: params, info: info).smpEncoded()
+        let envelope = try AgentMsgEnvelope.ratchetKey(agentVersion: config.agentVersions.max, e2eParams: params, info: info).smpEncoded()
         return try storeSndMessage(db, connId: connId, type: .ratchetKey, plain: info, envelope: envelope)
     }
 

@@ -16,6 +16,11 @@ extension Database {
                 [status, Data(firstMessageHash), connId])
     }
 
+    /// simplexmq `setConnAgentVersion`: the agent version agreed with the peer.
+    func setConnectionAgentVersion(_ connId: String, _ version: UInt16) throws {
+        try run("UPDATE connections SET agent_version = ? WHERE conn_id = ?", [Int(version), connId])
+    }
+
     func setConnectionPQSupport(_ connId: String, _ pq: Bool) throws {
         try run("UPDATE connections SET pq_support = ? WHERE conn_id = ?", [pq, connId])
     }

@@ -38,12 +38,13 @@ struct ConnectionRecord: AgentRecord {
     /// simplexmq `ratchetSyncState` (migration m20261124_ratchet_sync).
     var ratchetSyncState: RatchetSyncState
 
-    init(connId: String, mode: ConnectionMode, initiator: Bool, status: ConnectionStatus, pqSupport: Bool, userId: Int64, ownLink: String?) {
+    init(connId: String, mode: ConnectionMode, initiator: Bool, status: ConnectionStatus, pqSupport: Bool, userId: Int64, ownLink: String?,
+         agentVersion: UInt16 = AgentVersion.current) {
         self.connId = connId
         self.connMode = mode == .invitation ? "invitation" : "contact"
         self.initiator = initiator
         self.status = status
-        self.agentVersion = Int(AgentVersion.current)
+        self.agentVersion = Int(agentVersion)
         self.pqSupport = pqSupport
         self.userId = userId
         self.lastInternalMsgId = 0
