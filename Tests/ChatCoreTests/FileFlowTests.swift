@@ -303,6 +303,69 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         await relay.shutdown()
     }
 
+    /// A file from Bob to a group where Carol is not yet connected to Bob: Bob's description goes
+    /// to Alice (the host) only; Alice forwards the offer and the description to Carol in
+    /// x.grp.msg.forward, and both download with it (chunks are not FACKed, as the reference agent).
+    @Test func hostForwardsFileDescriptionToMemberNotConnected() async throws {
+        let dir = NSTemporaryDirectory() + "file-fwd-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, bobFiles) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (carol, carolFiles) = try await fileClient("carol", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        let (carolId, _) = try await connect(alice, carol)
+        func gid(_ e: [String: Any]) -> Int64? { ((e["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value }
+        func name(_ e: [String: Any]) -> String? {
+            (((e["member"] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String)
+        }
+        let g = try #require(gid(try await alice.cmd(#"/_group 1 {"displayName":"fwd","fullName":""}"#)))
+        try await alice.cmd("/_add #\(g) \(bobId) member")
+        let bg = try #require(gid(try await bob.event("receivedGroupInvitation")))
+        try await bob.cmd("/_join #\(bg)")
+        try await bob.event("userJoinedGroup", timeout: 30)
+        try await alice.cmd("/_add #\(g) \(carolId) member")
+        let cg = try #require(gid(try await carol.event("receivedGroupInvitation")))
+        try await carol.cmd("/_join #\(cg)")
+        try await bob.event("connectedToGroupMember", timeout: 30) { name($0) == "carol" }
+        try await carol.event("connectedToGroupMember", timeout: 30) { name($0) == "bob" }
+        let deadline = Date().addingTimeInterval(15)
+        while try await alice.c.testCount("SELECT count(*) FROM group_member_intros WHERE intro_status = 'con'") < 1, Date() < deadline {
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // Back to "introduced, not yet connected": Bob's connection to Carol not ready, the
+        // introduction not confirmed at Alice (so Alice forwards Bob's messages to Carol).
+        try await bob.c.testSQL("""
+            UPDATE connections SET conn_status = 'joined'
+            WHERE group_member_id IN (SELECT group_member_id FROM group_members WHERE local_display_name = 'carol')
+            """)
+        try await alice.c.testSQL("UPDATE group_member_intros SET intro_status = 'fwd'")
+
+        let bytes = SecureRandom.bytes(200_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: bobFiles + "/plan.pdf"))
+        try await bob.cmd("/_send #\(bg) json " + composedFile("plan.pdf"))
+        try await bob.event("sndFileCompleteXFTP", timeout: 60)
+        // Bob's description went to Alice only; Carol's comes from Alice (and Carol downloads
+        // first: a FACK of hers would leave Alice's download without its chunks).
+        #expect(try await bob.c.testCount("SELECT count(*) FROM snd_file_recipients") == 1)
+        for (member, folder) in [(carol, carolFiles), (alice, aliceFiles)] {
+            let offer = try await member.event("newChatItems", timeout: 30) { file($0) != nil }
+            let fid = try #require(fileId(offer))
+            try await member.event("rcvFileDescrReady", timeout: 60)
+            try await member.cmd("/freceive \(fid)")
+            try await member.event("rcvFileComplete", timeout: 60)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/plan.pdf"))) == bytes)
+        }
+
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
     /// The sender cancels: the receiver gets rcvFileSndCancelled and cannot accept any more; a
     /// receiver's own cancel puts the offer back; cancelling twice is the reference's error.
     @Test func cancelBySenderAndByReceiver() async throws {
