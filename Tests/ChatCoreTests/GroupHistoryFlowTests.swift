@@ -85,6 +85,10 @@ private func sentItemId(_ r: ChatResponse) -> Int64? {
             try await t.alice.run(.apiSendMessages(sendRef: .group(t.g), liveMessage: false, ttl: nil,
                                                    composedMessages: text("a2 replies", quoting: b1AtAlice.chatItem.meta.itemId)))
             try await t.bob.next("a2", item("a2 replies"))
+            // A message deleted for everyone is not part of the history.
+            let oops = try await t.alice.run(.apiSendMessages(sendRef: .group(t.g), liveMessage: false, ttl: nil, composedMessages: text("oops")))
+            try await t.bob.next("oops", item("oops"))
+            try await t.alice.run(.apiDeleteChatItem(chatRef: .group(t.g), chatItemIds: [try #require(sentItemId(oops))], deleteMode: .broadcast))
 
             _ = try await carolJoins(t)
             // In the order they were sent, as received items of their authors, then the welcome.
@@ -109,6 +113,9 @@ private func sentItemId(_ r: ChatResponse) -> Int64? {
             try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("hi carol")))
             let hi = try await t.carol.next("hi", timeout: 20, item("hi carol"))
             #expect(author(hi) == "bob")
+            #expect(!t.carol.events.contains { e in
+                ((e["chatItems"] as? [[String: Any]]) ?? []).contains { (($0["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String == "oops" }
+            }, "deleted items are not in the history")
         }
     }
 
