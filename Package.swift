@@ -158,10 +158,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The protocol's required CPU per SMP delivery, timed in the benchmark's own run (smp-bench, agent-bench).
+        .target(
+            name: "BenchmarkFloor",
+            dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL"],
+            path: "Benchmarks/BenchmarkFloor"
+        ),
         .executableTarget(
             name: "SMPBenchmark",
             dependencies: [
-                "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL",
+                "BenchmarkFloor", "SMPServer", "SMPClient", "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -173,8 +179,9 @@ let package = Package(
         .executableTarget(
             name: "AgentBenchmark",
             dependencies: [
-                "SMPAgent", "SMPServer", "SMPTransport", "DoubleRatchet", "SimplexFoundation",
+                "BenchmarkFloor", "SMPAgent", "SMPServer", "SMPTransport", "SMPProtocol", "DoubleRatchet", "SimplexFoundation",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -183,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "ChatBenchmark",
             dependencies: [
-                "ChatCore", "SMPServer", "SMPTransport",
+                "BenchmarkFloor", "ChatCore", "SMPServer", "SMPTransport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -252,7 +259,7 @@ let package = Package(
         // XFTP (protocol/xftp.md): commands, transmissions, file descriptions, file encryption.
         .target(
             name: "XFTPProtocol",
-            dependencies: ["SimplexFoundation", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SimplexFoundation", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // XFTP over HTTP/2 over our TLS: the TLS parameters and ALPN names, and request/response
         // bodies read and written as streams (shared by the XFTP server and client).
@@ -282,7 +289,7 @@ let package = Package(
         .executableTarget(
             name: "xftp-server",
             dependencies: [
-                "XFTPServer", "XFTPProtocol", "SMPTransport",
+                "XFTPServer", "XFTPProtocol", "XFTPTransport", "SMPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -20,6 +20,10 @@ python3 -c "import zstandard" 2>/dev/null || python3 -m pip install -q zstandard
 scripts/check-controller-sql.sh
 swift build --build-tests
 swift test --skip-build 2>&1 | tee .build/test-output.txt
+# Issue 15: a generated 1 GB file from Alice to Bob through two XFTP servers (child processes, real
+# TLS on loopback), chunks spread over both; exits non-zero when the received file's SHA-256 differs
+# (about 2 minutes on 2 cores; 4-5 GB in a temporary folder, removed afterwards).
+.build/debug/xftp-bench --size-mb 1024 --servers 2 --no-baseline
 # Reference vectors made by simplexmq's own code (../shared/refvectors), through our implementation.
 if [ -d ../shared/refvectors ]; then
   .build/debug/simplex-vectors ../shared/refvectors/*.json | tee .build/vectors-output.txt | grep -v '^PASS' || true

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkFloor
 import Crypto
 import DoubleRatchet
 import Foundation
@@ -25,6 +26,9 @@ struct AgentBench: AsyncParsableCommand {
 
     @Flag(help: "Short run (smoke test).")
     var quick = false
+
+    @Flag(help: "Only the one-connection throughput figure (for profiling).")
+    var throughputOnly = false
 
     mutating func run() async throws {
         if quick {
@@ -73,6 +77,7 @@ struct AgentBench: AsyncParsableCommand {
         guard let (a, b) = pairs.last else { return }
         print("== throughput: \(messages) messages Alice -> Bob, persisted on both sides, Bob acknowledges each")
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
+        let cpu0 = processCPUMicros()
         let start = nowNanos()
         let count = messages
         let sender = Task {
@@ -97,8 +102,20 @@ struct AgentBench: AsyncParsableCommand {
         let seconds = Double(nowNanos() - start) / 1e9
         let enqueueSeconds = try await sender.value
         print(String(format: "  (queueing all %d took %.2f s: %.0f sendMessage/s)", messages, enqueueSeconds, Double(messages) / enqueueSeconds))
-        print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s)", Double(messages) / seconds, seconds))
+        let cpuPerMessage = (processCPUMicros() - cpu0) / Double(messages)
+        print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
+                     Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
+        let floor = try AgentFloor.measure(pq: true)
+        print("  floor: the work each message must do, timed single-threaded in this run:")
+        for item in floor.items {
+            print("     " + item.name.padding(toLength: 68, withPad: " ", startingAt: 0) + String(format: "%7.1f us", item.micros))
+        }
+        let ceiling = floor.ceiling(cores: 2)
+        print(String(format: "     total %.0f us of CPU per message -> at most %.0f messages/s on 2 cores;", floor.totalMicros, ceiling))
+        print(String(format: "     measured %.0f/s = %.3f of that ceiling; the process used %.1fx the floor's CPU per message",
+                     Double(messages) / seconds, Double(messages) / seconds / ceiling, cpuPerMessage / floor.totalMicros))
 
+        if throughputOnly { return }
         let parallel = Array(pairs.suffix(10))
         print("== throughput: \(messages) messages over \(parallel.count) connections at once, persisted, each acknowledged")
         let perConn = messages / parallel.count

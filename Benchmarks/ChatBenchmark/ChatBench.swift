@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkFloor
 import ChatCore
 import Foundation
 import GRDB
@@ -21,6 +22,8 @@ struct ChatBench: AsyncParsableCommand {
     var items = 1_000_000
     @Flag(help: "Short run (smoke test).")
     var quick = false
+    @Flag(help: "Only the plain-database throughput figure (for profiling).")
+    var throughputOnly = false
     @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written as it arrives in a transaction of its own, as before issue 14).")
     var statusDelay = ChatController.Config().deferredStatusDelay
 
@@ -48,9 +51,11 @@ struct ChatBench: AsyncParsableCommand {
 
         print("== core to core: \(messages) messages, chat + agent databases persisting on both sides (status delay \(statusDelay) s)")
         let plain = try await throughput(dir + "/plain", key: "", config, group)
-        print(String(format: "  plain databases:     %.0f messages/s (target >= 1,000/s)", plain.rate))
+        print(String(format: "  plain databases:     %.0f messages/s (target >= 1,000/s); CPU of the whole process (both cores, relay included) %.0f us per message",
+                     plain.rate, plain.cpuMicrosPerMessage))
         print(String(format: "  chat-database write transactions: %.2f per sent message (sender), %.2f per received message (receiver) (targets <= 2, <= 1)",
                      plain.writesPerSent, plain.writesPerReceived))
+        if throughputOnly { return }
         let sealed = try await throughput(dir + "/sealed", key: "bench passphrase", config, group)
         print(String(format: "  encrypted databases: %.0f messages/s, %.2f of plain (same run)", sealed.rate, sealed.rate / plain.rate))
 
@@ -87,7 +92,7 @@ struct ChatBench: AsyncParsableCommand {
     /// and each side's chat-database write transactions per message in that time (the sender's
     /// include the delivery statuses that arrive while it runs).
     func throughput(_ dir: String, key: String, _ config: ChatController.Config, _ group: any EventLoopGroup) async throws
-        -> (rate: Double, writesPerSent: Double, writesPerReceived: Double) {
+        -> (rate: Double, writesPerSent: Double, writesPerReceived: Double, cpuMicrosPerMessage: Double) {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let alice = try await open(dir + "/alice", "alice", config, group, key: key)
         let bob = try await open(dir + "/bob", "bob", config, group, key: key)
@@ -100,6 +105,7 @@ struct ChatBench: AsyncParsableCommand {
         // Let the connection settle (its handshake writes are not per-message costs).
         try await Task.sleep(nanoseconds: 500_000_000)
         let aliceWrites0 = await alice.chatDatabaseWrites, bobWrites0 = await bob.chatDatabaseWrites
+        let cpu0 = processCPUMicros()
         let start = DispatchTime.now().uptimeNanoseconds
         let sender = Task {
             for i in 0..<count {
@@ -113,12 +119,13 @@ struct ChatBench: AsyncParsableCommand {
         }
         try await sender.value
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let cpu = (processCPUMicros() - cpu0) / Double(count)
         // Statuses still arriving for the last messages belong to them.
         try await Task.sleep(nanoseconds: 1_000_000_000)
         let aliceWrites = await alice.chatDatabaseWrites - aliceWrites0, bobWrites = await bob.chatDatabaseWrites - bobWrites0
         await alice.close()
         await bob.close()
-        return (Double(count) / seconds, Double(aliceWrites) / Double(count), Double(bobWrites) / Double(count))
+        return (Double(count) / seconds, Double(aliceWrites) / Double(count), Double(bobWrites) / Double(count), cpu)
     }
 
     func open(_ prefix: String, _ name: String, _ config: ChatController.Config, _ group: any EventLoopGroup, key: String = "") async throws -> ChatController {

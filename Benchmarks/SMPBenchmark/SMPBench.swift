@@ -1,4 +1,5 @@
 import ArgumentParser
+import BenchmarkFloor
 import Foundation
 import NIOCore
 import NIOPosix

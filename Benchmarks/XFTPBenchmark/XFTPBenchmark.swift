@@ -10,9 +10,12 @@ import XFTPProtocol
 import XFTPServer
 import XFTPTransport
 
-/// `xftp-bench`: uploads and downloads one large file through an in-process XFTP server (TLS +
-/// HTTP/2 on loopback, real chunk files) and sends the same number of bytes both ways over a
-/// plain TLS connection in the same run; prints both times, their ratio, and the peak RSS.
+/// `xftp-bench`: uploads and downloads one generated file through XFTP servers run as child
+/// processes (TLS + HTTP/2 on loopback, real chunk files), checks the received file's SHA-256
+/// against the source's, and sends the same number of bytes both ways over a plain TLS
+/// connection to the first child in the same run. Prints both times, their ratio (TLS time over
+/// XFTP time: 1 is as fast as plain TLS), and the peak RSS of the client and of each server.
+/// Exits non-zero when the received file differs, so CI runs it as the end-to-end check.
 @main
 struct XFTPBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "xftp-bench",
@@ -21,77 +24,104 @@ struct XFTPBenchmark: AsyncParsableCommand {
     @Option(name: .long, help: "File size in MB.")
     var sizeMB: Int = 64
 
+    @Option(name: .long, help: "Number of XFTP servers; chunks are spread over them.")
+    var servers: Int = 1
+
+    @Option(name: .long, help: "Chunks in flight at once.")
+    var parallel: Int = 4
+
+    @Flag(name: .long, help: "Skip the plain TLS baseline (end-to-end check only).")
+    var noBaseline = false
+
+    @Option(name: .long, help: .hidden)
+    var serveDir: String?
+
     func run() async throws {
-        let size = sizeMB * 1024 * 1024
+        // As xftp-server does (both sides of the bench are this binary).
+        MemoryTuning.limitRetainedBuffers()
+        if let serveDir { return try await BenchServer.serve(directory: serveDir) }
+        guard sizeMB > 0, servers > 0 else { throw ValidationError("size and servers must be positive") }
+        let size = Int64(sizeMB) * 1024 * 1024
         let dir = NSTemporaryDirectory() + "xftp-bench-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var children: [BenchServer.Child] = []
+        defer {
+            for c in children { c.stop() }
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+        for i in 0..<servers { children.append(try BenchServer.Child.start(directory: dir + "/server\(i)")) }
         let src = dir + "/file.bin"
-        try writeFile(src, size: size)
+        let sourceHash = try writeFile(src, size: size)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
 
-        // XFTP: encrypt, chunk, upload, download, decrypt.
-        var config = XFTPServerConfig()
-        config.filesPath = dir + "/files"
-        let core = try XFTPServerCore(config: config, store: FileStore())
-        let server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0, group: group)
-        let address = XFTPServerAddress(keyHash: credentials.keyHash, hosts: [.ipv4(127, 0, 0, 1)], port: String(server.port))
         let progress = try DirectoryProgressStore(directory: dir + "/progress")
-        let transfer = XFTPFileTransfer(pool: XFTPClientPool(group: group), progress: progress, workDirectory: dir + "/work")
+        let transfer = XFTPFileTransfer(pool: XFTPClientPool(group: group), progress: progress, workDirectory: dir + "/work",
+                                        parallelChunks: parallel)
         let t0 = Date()
-        let result = try await transfer.upload(sourcePath: src, fileName: "file.bin", servers: [address], recipientCount: 1, transferId: "b")
+        let result = try await transfer.upload(sourcePath: src, fileName: "file.bin", servers: children.map(\.address),
+                                               recipientCount: 1, transferId: "b")
         let t1 = Date()
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
         let out = try await transfer.download(result.recipients[0], to: dir + "/out", transferId: "b")
         let t2 = Date()
-        guard PosixFile.size(of: out) == Int64(size) else { throw ValidationError("downloaded file has the wrong size") }
-        await server.shutdown()
-        let xftpPeak = peakRSS()
+        let clientPeak = peakRSS(of: "self")
+        let serverPeaks = children.map { peakRSS(of: String($0.process.processIdentifier)) }
+        PosixFile.remove(src)
 
-        // Plain TLS: the same bytes up, then back.
-        let tlsTime = try await plainTLS(bytes: size, credentials: credentials, group: group)
-        try? await group.shutdownGracefully()
+        let description = result.recipients[0]
+        let usedServers = Set(description.chunks.compactMap { $0.replicas.first?.server.description }).count
+        let receivedHash = try hashFile(out)
+        PosixFile.remove(out)
 
         let xftpTime = t2.timeIntervalSince(t0)
-        print("file: \(sizeMB) MB in \(result.recipients[0].chunks.count) chunks")
+        print("file: \(sizeMB) MB in \(description.chunks.count) chunks over \(usedServers) server(s), \(parallel) in flight")
         print(String(format: "xftp upload: %.2f s, download: %.2f s, total: %.2f s (%.1f MB/s each way)",
                      t1.timeIntervalSince(t0), t2.timeIntervalSince(t1), xftpTime, Double(sizeMB) * 2 / xftpTime))
-        print(String(format: "plain TLS both ways: %.2f s", tlsTime))
-        print(String(format: "ratio xftp/tls: %.2f", xftpTime / tlsTime))
-        print("peak RSS after XFTP: \(xftpPeak) kB, after both: \(peakRSS()) kB")
-    }
-
-    func writeFile(_ path: String, size: Int) throws {
-        let f = try PosixFile(path: path, mode: .create)
-        var left = size
-        let block = SecureRandom.bytes(1 << 20)
-        while left > 0 {
-            let n = min(left, block.count)
-            try f.write(n == block.count ? block : Array(block[0..<n]))
-            left -= n
+        print("peak RSS: client \(clientPeak) kB, server(s) \(serverPeaks.map { "\($0) kB" }.joined(separator: ", "))")
+        if !noBaseline {
+            // Plain TLS to the first child: the same bytes up, then back.
+            let tlsTime = try await plainTLS(bytes: size, port: children[0].tlsPort, group: group)
+            print(String(format: "plain TLS both ways: %.2f s", tlsTime))
+            print(String(format: "ratio tls/xftp: %.2f (target >= 0.5)", tlsTime / xftpTime))
         }
+        try? await group.shutdownGracefully()
+        guard receivedHash == sourceHash, usedServers == min(servers, description.chunks.count) else {
+            print("FAILED: received file \(receivedHash == sourceHash ? "ok" : "differs"), chunks on \(usedServers) of \(servers) servers")
+            throw ExitCode(1)
+        }
+        print("received file: SHA-256 equal to the source")
     }
 
-    /// VmHWM of this process.
-    func peakRSS() -> String {
-        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return "?" }
-        return line.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
+    /// Pseudo-random content (an XSalsa20 keystream under a random key: no two chunks alike, and
+    /// fast enough that a gigabyte takes a second); returns its SHA-256.
+    func writeFile(_ path: String, size: Int64) throws -> [UInt8] {
+        let f = try PosixFile(path: path, mode: .create)
+        let h = StreamDigest(.sha256)
+        var keystream = try SecretBoxStream(secret: SecureRandom.bytes(32), nonce: SecureRandom.bytes(24))
+        var left = size
+        while left > 0 {
+            let n = Int(min(left, 1 << 20))
+            var block = [UInt8](repeating: 0, count: n)
+            block.withUnsafeMutableBytes { keystream.encrypt(inPlace: $0) }
+            try f.write(block)
+            h.update(block)
+            left -= Int64(n)
+        }
+        return h.finalize()
     }
 
-    func plainTLS(bytes: Int, credentials: ServerCredentials, group: any EventLoopGroup) async throws -> Double {
-        let serverCtx = try TLSContext(serverChain: credentials.chain, privateKeyPKCS8: credentials.serverPrivateKey.pkcs8Encoded,
-                                       configuration: XFTPTLS.server)
-        let listener = try await ServerBootstrap(group: group)
-            .childChannelInitializer { ch in
-                ch.eventLoop.makeCompletedFuture {
-                    try ch.pipeline.syncOperations.addHandler(TLSHandler(context: serverCtx))
-                    try ch.pipeline.syncOperations.addHandler(EchoAfter(bytes: bytes))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+    func hashFile(_ path: String) throws -> [UInt8] {
+        let f = try PosixFile(path: path, mode: .read)
+        let h = StreamDigest(.sha256)
+        while true {
+            let b = try f.read(max: 1 << 20)
+            if b.isEmpty { break }
+            h.update(b)
+        }
+        return h.finalize()
+    }
+
+    func plainTLS(bytes: Int64, port: Int, group: any EventLoopGroup) async throws -> Double {
         let clientCtx = try TLSContext(clientConfiguration: XFTPTLS.client)
         let done = group.next().makePromise(of: Void.self)
         let start = Date()
@@ -102,63 +132,48 @@ struct XFTPBenchmark: AsyncParsableCommand {
                     try ch.pipeline.syncOperations.addHandler(CountTo(bytes: bytes, done: done))
                 }
             }
-            .connect(host: "127.0.0.1", port: listener.localAddress!.port!).get()
+            .connect(host: "127.0.0.1", port: port).get()
+        // The size first, so the echo side knows when to answer.
+        var head = client.allocator.buffer(capacity: 8)
+        head.writeInteger(UInt64(bytes))
+        try await client.writeAndFlush(head)
         let block = SecureRandom.bytes(65536)
         var left = bytes
         while left > 0 {
-            let n = min(left, block.count)
+            let n = Int(min(left, Int64(block.count)))
             var buf = client.allocator.buffer(capacity: n)
             buf.writeBytes(block[0..<n])
             try await client.writeAndFlush(buf)
-            left -= n
+            left -= Int64(n)
         }
         try await done.futureResult.get()
         let t = Date().timeIntervalSince(start)
         try? await client.close()
-        try? await listener.close()
         return t
     }
 }
 
-/// Receives `bytes`, then sends as many back.
-final class EchoAfter: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    let bytes: Int
-    var received = 0
-    init(bytes: Int) { self.bytes = bytes }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        received += unwrapInboundIn(data).readableBytes
-        guard received >= bytes, received - unwrapInboundIn(data).readableBytes < bytes else { return }
-        sendBack(context: context, left: bytes)
-    }
-
-    private func sendBack(context: ChannelHandlerContext, left: Int) {
-        guard left > 0 else { return }
-        let n = min(left, 65536)
-        var buf = context.channel.allocator.buffer(capacity: n)
-        buf.writeRepeatingByte(7, count: n)
-        let loop = context.eventLoop
-        let ctx = NIOLoopBound(context, eventLoop: loop)
-        let me = NIOLoopBound(self, eventLoop: loop)
-        context.writeAndFlush(wrapOutboundOut(buf)).whenSuccess { me.value.sendBack(context: ctx.value, left: left - n) }
-    }
+/// VmHWM (peak resident set) of a process, in kB.
+func peakRSS(of pid: String) -> String {
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return "?" }
+    return line.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
 }
 
 /// Completes `done` once `bytes` arrived.
 final class CountTo: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    let bytes: Int
+    let bytes: Int64
     let done: EventLoopPromise<Void>
-    var received = 0
-    init(bytes: Int, done: EventLoopPromise<Void>) {
+    var received: Int64 = 0
+    init(bytes: Int64, done: EventLoopPromise<Void>) {
         self.bytes = bytes
         self.done = done
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        received += unwrapInboundIn(data).readableBytes
+        received += Int64(unwrapInboundIn(data).readableBytes)
         if received >= bytes { done.succeed(()) }
     }
 }

@@ -271,6 +271,17 @@ extension Ratchet {
     public mutating func encrypt(
         _ plaintext: [UInt8], paddedLength: Int, pqEnable: Bool? = nil, supportedVersion: UInt16 = E2EVersion.current
     ) throws(RatchetError) -> [UInt8] {
+        var next = self
+        let message = try next.prepare(plaintext, paddedLength: paddedLength, pqEnable: pqEnable, supportedVersion: supportedVersion).sealed()
+        self = next
+        return message
+    }
+
+    /// `encrypt` up to the body: advances the state (header encrypted, message key taken) and
+    /// returns what `PreparedMessage.sealed()` turns into the same bytes `encrypt` returns.
+    public mutating func prepare(
+        _ plaintext: [UInt8], paddedLength: Int, pqEnable: Bool? = nil, supportedVersion: UInt16 = E2EVersion.current
+    ) throws(RatchetError) -> PreparedMessage {
         guard let snd = sending else { throw .noSendingChain }
         guard Self.canPad(plaintext.count, paddedLength: paddedLength) else { throw .messageTooLarge }
         let (ck, mk, iv, headerIV) = try RatchetKDF.chain(snd.chainKey)
@@ -283,27 +294,25 @@ extension Ratchet {
         let header = MessageHeader(
             maxVersion: maxSupported, dhRatchetKey: dhRatchetKey.publicKey, kem: kem.map(Self.headerKEM),
             previousCount: pn, number: ns)
-        let hdrBody: (ciphertext: [UInt8], tag: [UInt8])
-        let body: (ciphertext: [UInt8], tag: [UInt8])
+        let encHeader: [UInt8]
         do {
-            hdrBody = try AESGCM.encryptAEAD(
+            let hdrBody = try AESGCM.encryptAEAD(
                 key: snd.headerKey, iv: headerIV, paddedLength: MessageHeader.paddedLength(version: v, pqSupport: pqSup, kem: KEM.self),
                 aad: associatedData, message: try header.encoded(version: v))
-            let encHeader = try EncryptedHeader(version: v, iv: headerIV, tag: hdrBody.tag, body: hdrBody.ciphertext).encoded()
-            body = try AESGCM.encryptAEAD(key: mk, iv: iv, paddedLength: paddedLength, aad: associatedData + encHeader, message: plaintext)
-            let message = try EncryptedMessage(header: encHeader, tag: body.tag, body: body.ciphertext).encoded(version: v)
-            sending!.chainKey = ck
-            ns += 1
-            pqSupport = pqSup
-            pqEncryption = pqEnc
-            versions.maxSupported = maxSupported
-            if pqEnable == false { kem?.accepted = nil }
-            return message
+            encHeader = try EncryptedHeader(version: v, iv: headerIV, tag: hdrBody.tag, body: hdrBody.ciphertext).encoded()
         } catch let e as RatchetError {
             throw e
         } catch {
             throw .messageTooLarge  // AES-GCM with checked key/IV sizes fails only on padding
         }
+        sending!.chainKey = ck
+        ns += 1
+        pqSupport = pqSup
+        pqEncryption = pqEnc
+        versions.maxSupported = maxSupported
+        if pqEnable == false { kem?.accepted = nil }
+        return PreparedMessage(version: v, header: encHeader, messageKey: mk, iv: iv, associatedData: associatedData,
+                               plaintext: plaintext, paddedLength: paddedLength)
     }
 
     private static func headerKEM(_ s: KEMState) -> RatchetKEMParams {

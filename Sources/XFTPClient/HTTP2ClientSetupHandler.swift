@@ -34,6 +34,9 @@ final class HTTP2ClientSetupHandler: ChannelInboundHandler, RemovableChannelHand
                     HTTP2Setting(parameter: .initialWindowSize, value: window),
                     HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
                 ]
+                // The connection window holds several streams' windows: with the HTTP/2 default
+                // (64 KB) parallel chunks would wait on each other's WINDOW_UPDATEs.
+                conn.targetWindowSize = window * 8
                 var stream = NIOHTTP2Handler.StreamConfiguration()
                 stream.targetWindowSize = window
                 // Servers do not push: any stream they open is closed.

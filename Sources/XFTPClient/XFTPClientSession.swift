@@ -156,6 +156,10 @@ public final class XFTPClientSession: Sendable {
         }
     }
 
+    /// Body pieces read from disk and handed to HTTP/2 at once (it cuts them into frames): fewer,
+    /// larger writes cost fewer task switches.
+    static let ioPiece = 65_536
+
     private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkSpec?) async throws {
         if body.isEmpty, chunk == nil {
             return try await writer.headers(headers, endStream: true)
@@ -167,7 +171,7 @@ public final class XFTPClientSession: Sendable {
         try file.seek(to: chunk.offset)
         var left = Int(chunk.size)
         while left > 0 {
-            let piece = try file.read(max: min(left, 65536))
+            let piece = try file.read(max: min(left, Self.ioPiece))
             guard !piece.isEmpty else { throw XFTPClientError.io("chunk file is shorter than the chunk") }
             left -= piece.count
             try await writer.data(piece)
@@ -283,21 +287,23 @@ public final class XFTPClientSession: Sendable {
     private static func receive(_ reader: HTTP2StreamReader, sb: SecretBoxStream, _ spec: XFTPReceiveChunkSpec) async throws {
         var sb = sb
         let out = try PosixFile(path: spec.path, mode: .create)
-        var hash = SHA256()
+        let hash = StreamDigest(.sha256)
         var left = Int(spec.size)
         while left > 0 {
-            var piece = try await reader.next(max: min(left, 65536))
+            var piece = try await reader.next(max: min(left, Self.ioPiece))
             guard !piece.isEmpty else { throw XFTPClientError.responseError(.size) }
             left -= piece.count
-            piece.withUnsafeMutableBytes { sb.decrypt(inPlace: $0) }
-            hash.update(data: piece)
+            piece.withUnsafeMutableBytes { p in
+                sb.decrypt(inPlace: p)
+                hash.update(UnsafeRawBufferPointer(p))
+            }
             try out.write(piece)
         }
         let tag = try await reader.read(upTo: FileEncryption.authTagSize)
         guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
         guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
         guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
-        guard Array(hash.finalize()) == spec.digest else { throw XFTPClientError.responseError(.digest) }
+        guard hash.finalize() == spec.digest else { throw XFTPClientError.responseError(.digest) }
     }
 
     /// FDEL: the sender deletes a chunk.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SimplexFoundation
 import XFTPProtocol
@@ -19,11 +18,15 @@ public struct XFTPFileTransfer: Sendable {
     public let progress: any XFTPProgressStore
     /// Folder for encrypted files and downloaded chunks (kept until a transfer completes).
     public let workDirectory: String
+    /// Chunks in flight at once per transfer: both directions keep the link busy while one chunk
+    /// waits on its server, and memory stays bounded (one stream window per chunk).
+    public let parallelChunks: Int
 
-    public init(pool: XFTPClientPool, progress: any XFTPProgressStore, workDirectory: String) {
+    public init(pool: XFTPClientPool, progress: any XFTPProgressStore, workDirectory: String, parallelChunks: Int = 4) {
         self.pool = pool
         self.progress = progress
         self.workDirectory = workDirectory
+        self.parallelChunks = max(1, parallelChunks)
     }
 
     // MARK: upload
@@ -61,21 +64,47 @@ public struct XFTPFileTransfer: Sendable {
         guard !servers.isEmpty, recipientCount > 0 else { throw .io("no servers or no recipients") }
         var state: UploadState
         if let saved = progress.load("up-" + transferId), let s = try? JSONDecoder().decode(UploadState.self, from: Data(saved)),
-           PosixFile.exists(s.encryptedPath) {
+           s.encryptionDone != false, PosixFile.exists(s.encryptedPath) {
             state = s
+            try await uploadChunks(&state, key: "up-" + transferId, encryption: nil)
         } else {
-            state = try prepare(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
-                                transferId: transferId, redirect: redirect)
-            try save(state, "up-" + transferId)
-        }
-        for i in state.chunks.indices where !state.chunks[i].uploaded {
-            if state.chunks[i].senderId == nil {
-                try await createChunk(&state.chunks[i])
-                try save(state, "up-" + transferId)
+            // Encryption runs on a thread of its own while finished chunks already go up; the
+            // state counts as resumable only once the whole file is encrypted.
+            state = try plan(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
+                             transferId: transferId, redirect: redirect)
+            let encryption = EncryptionRun()
+            let (path, key, nonce, single) = (sourcePath, state.key, state.nonce, redirect != nil)
+            let encPath = state.encryptedPath
+            let thread = Thread {
+                do {
+                    let r = try FileEncryption.encrypt(sourcePath: path, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
+                                                       singleChunk: single) { i, digest in encryption.chunk(i, digest) }
+                    encryption.finish(.success(r))
+                } catch {
+                    encryption.finish(.failure(.io("\(error)")))
+                }
             }
-            try await putChunk(state.chunks[i], encryptedPath: state.encryptedPath)
-            state.chunks[i].uploaded = true
-            try save(state, "up-" + transferId)
+            thread.start()
+            var failure: XFTPClientError?
+            do {
+                try await uploadChunks(&state, key: "up-" + transferId, encryption: encryption)
+            } catch {
+                failure = error
+            }
+            // The thread is waited for even after a failed chunk: its file must not be written to later.
+            switch await encryption.result() {
+            case .success(let r):
+                state.size = r.encryptedSize
+                state.digest = r.digest
+                for (i, c) in r.chunks.enumerated() { state.chunks[i].digest = c.digest }
+                state.encryptionDone = true
+                try save(state, "up-" + transferId)
+            case .failure(let e):
+                PosixFile.remove(encPath)
+                progress.remove("up-" + transferId)
+                throw e
+            }
+            if let failure { throw failure }
         }
         let result = try state.descriptions()
         PosixFile.remove(state.encryptedPath)
@@ -83,27 +112,87 @@ public struct XFTPFileTransfer: Sendable {
         return result
     }
 
-    private func prepare(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
-                         transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
+    /// Creates (FNEW) and uploads (FPUT) every chunk not yet on its server, `parallelChunks` at a
+    /// time (the reference agent runs a worker per server): the IDs of a created chunk are saved
+    /// before its bytes go, and each uploaded chunk is saved as it completes.
+    private func uploadChunks(_ state: inout UploadState, key: String, encryption: EncryptionRun?) async throws(XFTPClientError) {
+        enum Step: Sendable {
+            case created(Int, [UInt8], [[UInt8]], [UInt8])
+            case uploaded(Int)
+        }
+        let pending = state.chunks.indices.filter { !state.chunks[$0].uploaded }
+        let encryptedPath = state.encryptedPath
+        // A failed chunk stops new ones from starting; those in flight finish (and are saved), so
+        // a retry does only what is left. The first error is thrown at the end.
+        var failure: XFTPClientError?
+        await withTaskGroup(of: Result<Step, XFTPClientError>.self) { group in
+            var next = pending.makeIterator()
+            func start(_ i: Int, _ chunk: UploadState.Chunk) {
+                group.addTask {
+                    do throws(XFTPClientError) {
+                        if chunk.senderId == nil {
+                            var c = chunk
+                            // While the file is being encrypted a chunk waits until it is written.
+                            if let encryption { c.digest = try await encryption.digest(of: i) }
+                            try await self.createChunk(&c)
+                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest))
+                        }
+                        try await self.putChunk(chunk, encryptedPath: encryptedPath)
+                        return .success(.uploaded(i))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<parallelChunks {
+                guard let i = next.next() else { break }
+                start(i, state.chunks[i])
+            }
+            while let result = await group.next() {
+                do throws(XFTPClientError) {
+                    switch try result.get() {
+                    case .created(let i, let sid, let rids, let digest):
+                        state.chunks[i].digest = digest
+                        state.chunks[i].senderId = sid
+                        state.chunks[i].recipientIds = rids
+                        try save(state, key)
+                        // A created chunk is in flight: its bytes go even after another chunk failed.
+                        start(i, state.chunks[i])
+                    case .uploaded(let i):
+                        state.chunks[i].uploaded = true
+                        try save(state, key)
+                        if failure == nil, let j = next.next() { start(j, state.chunks[j]) }
+                    }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The upload's keys and chunks before the file is encrypted: sizes and offsets are known from
+    /// the file's size, digests come as the encryption writes each chunk.
+    private func plan(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
+                      transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
         let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
         let encPath = (workDirectory as NSString).appendingPathComponent("up-\(transferId).enc")
-        let enc: FileEncryption.EncryptedFile
+        let sizes: [UInt32]
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
             // A redirect is one chunk (`singleChunkSize`).
-            enc = try FileEncryption.encrypt(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
-                                             singleChunk: redirect != nil)
+            sizes = try FileEncryption.chunkSizes(sourcePath: sourcePath, fileName: fileName, singleChunk: redirect != nil)
         } catch {
             throw .io("\(error)")
         }
-        let chunks = enc.chunks.enumerated().map { i, c in
+        let chunks = zip(sizes, XFTPChunkSizes.offsets(sizes)).enumerated().map { i, c in
             UploadState.Chunk(
-                chunkNo: i + 1, offset: c.offset, size: c.size, digest: c.digest, server: servers[i % servers.count].description,
+                chunkNo: i + 1, offset: c.1.offset, size: c.0, digest: [], server: servers[i % servers.count].description,
                 senderKey: AnyPrivateKey.generate(.ed25519).rawRepresentation,
                 recipientKeys: (0..<recipientCount).map { _ in AnyPrivateKey.generate(.ed25519).rawRepresentation })
         }
-        return UploadState(encryptedPath: encPath, size: enc.encryptedSize, digest: enc.digest, key: key, nonce: nonce, chunks: chunks,
-                           redirectSize: redirect?.size, redirectDigest: redirect?.digest)
+        return UploadState(encryptedPath: encPath, size: sizes.reduce(Int64(0)) { $0 + Int64($1) }, digest: [], key: key, nonce: nonce,
+                           chunks: chunks, redirectSize: redirect?.size, redirectDigest: redirect?.digest, encryptionDone: false)
     }
 
     /// FNEW: the chunk's IDs, saved before any byte is sent so a retry does not orphan it.
@@ -174,36 +263,84 @@ public struct XFTPFileTransfer: Sendable {
         } catch {
             throw .io("\(error)")
         }
-        var paths: [String] = []
-        for chunk in description.chunks {
-            let path = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\(chunk.chunkNo)")
-            paths.append(path)
-            if done.contains(chunk.chunkNo), PosixFile.size(of: path) == Int64(chunk.chunkSize) { continue }
-            guard let replica = chunk.replicas.first else { throw .io("chunk \(chunk.chunkNo) has no replica") }
-            let session = try await pool.session(replica.server)
-            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
-                                            destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
-            done.insert(chunk.chunkNo)
-            try save(done, "down-" + transferId)
+        let paths = description.chunks.map { (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\($0.chunkNo)") }
+        let pending = zip(description.chunks, paths).filter { chunk, path in
+            !(done.contains(chunk.chunkNo) && PosixFile.size(of: path) == Int64(chunk.chunkSize))
         }
-        // The whole encrypted file must be the one described (SHA-512) before it is decrypted.
-        var hash = SHA512()
-        for p in paths {
-            guard let f = try? PosixFile(path: p, mode: .read) else { throw .io("chunk file missing") }
-            while let piece = try? f.read(max: 65536), !piece.isEmpty { hash.update(data: piece) }
+        for (chunk, _) in pending where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
+        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
+        // and nothing is left at the destination unless it matches and the tag verifies. Chunks are
+        // decrypted in order as soon as they are all there up to them, while later ones download.
+        let decryptor: FileDecryptor
+        do {
+            decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                          digest: description.digest) { header in Self.freePath(directory, header.safeFileName) }
+        } catch {
+            throw .responseError(.crypto)
         }
-        guard Array(hash.finalize()) == description.digest else {
+        var landed = Set(description.chunks.map(\.chunkNo)).subtracting(pending.map { $0.0.chunkNo })
+        var fedCount = 0
+        var decryptError: XFTPFileError?
+        func feedLanded() {
+            while decryptError == nil, fedCount < paths.count, landed.contains(description.chunks[fedCount].chunkNo) {
+                do throws(XFTPFileError) {
+                    try decryptor.feed(chunkPath: paths[fedCount])
+                    fedCount += 1
+                } catch {
+                    decryptError = error
+                }
+            }
+        }
+        // `parallelChunks` downloads at a time; each finished chunk is saved as it lands. A failed
+        // chunk stops new ones from starting, those in flight finish, the first error is thrown.
+        var failure: XFTPClientError?
+        await withTaskGroup(of: Result<Int, XFTPClientError>.self) { group in
+            var next = pending.makeIterator()
+            func start(_ chunk: FileChunk, _ path: String) {
+                let replica = chunk.replicas[0]
+                group.addTask {
+                    do throws(XFTPClientError) {
+                        let session = try await self.pool.session(replica.server)
+                        try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
+                                                        destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
+                        return .success(chunk.chunkNo)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<parallelChunks {
+                guard let (c, p) = next.next() else { break }
+                start(c, p)
+            }
+            while let result = await group.next() {
+                do throws(XFTPClientError) {
+                    let chunkNo = try result.get()
+                    done.insert(chunkNo)
+                    landed.insert(chunkNo)
+                    try save(done, "down-" + transferId)
+                    if failure == nil, let (c, p) = next.next() { start(c, p) }
+                    feedLanded()
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        if let failure {
+            decryptor.abort()
+            throw failure
+        }
+        feedLanded()
+        let result: String
+        do throws(XFTPFileError) {
+            if let decryptError { throw decryptError }
+            result = try decryptor.finish().path
+        } catch .digest {
             paths.forEach { PosixFile.remove($0) }
             progress.remove("down-" + transferId)
             throw .responseError(.digest)
-        }
-        let result: String
-        do {
-            result = try FileEncryption.decrypt(chunkPaths: paths, encryptedSize: description.size, key: description.key,
-                                                nonce: description.nonce) { header in
-                Self.freePath(directory, header.safeFileName)
-            }.path
         } catch {
+            decryptor.abort()
             throw .responseError(.crypto)
         }
         if acknowledge {
@@ -292,6 +429,9 @@ struct UploadState: Codable {
     /// Size and digest of the file a redirect's description describes (nil for an ordinary file).
     var redirectSize: Int64?
     var redirectDigest: [UInt8]?
+    /// False while the file is being encrypted (such a state is not resumed: the upload starts
+    /// over); absent in states saved before encryption and upload overlapped (they were complete).
+    var encryptionDone: Bool?
 
     /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
     func descriptions() throws(XFTPClientError) -> XFTPUploadResult {
@@ -316,5 +456,76 @@ struct UploadState: Codable {
                             redirect: party == .recipient ? redirect : nil)
         }
         return XFTPUploadResult(sender: fd(.sender, sender), recipients: rcps.map { fd(.recipient, $0) })
+    }
+}
+
+/// The encryption of an upload running on its own thread: each chunk's digest as it is written,
+/// then the whole result. Waiters are resumed when their chunk is written or the run fails.
+final class EncryptionRun: @unchecked Sendable {
+    private let lock = NSLock()
+    private var digests: [Int: [UInt8]] = [:]
+    private var outcome: Result<FileEncryption.EncryptedFile, XFTPClientError>?
+    private var chunkWaiters: [Int: [CheckedContinuation<Result<[UInt8], XFTPClientError>, Never>]] = [:]
+    private var endWaiters: [CheckedContinuation<Result<FileEncryption.EncryptedFile, XFTPClientError>, Never>] = []
+
+    func chunk(_ i: Int, _ digest: [UInt8]) {
+        lock.lock()
+        digests[i] = digest
+        let waiters = chunkWaiters.removeValue(forKey: i) ?? []
+        lock.unlock()
+        for w in waiters { w.resume(returning: .success(digest)) }
+    }
+
+    func finish(_ r: Result<FileEncryption.EncryptedFile, XFTPClientError>) {
+        lock.lock()
+        outcome = r
+        let chunkWs = chunkWaiters
+        chunkWaiters = [:]
+        let endWs = endWaiters
+        endWaiters = []
+        let ds = digests
+        lock.unlock()
+        for (i, ws) in chunkWs {
+            let v: Result<[UInt8], XFTPClientError>
+            if let d = ds[i] {
+                v = .success(d)
+            } else if case .failure(let e) = r {
+                v = .failure(e)
+            } else {
+                v = .failure(.io("chunk \(i + 1) was not written"))
+            }
+            for w in ws { w.resume(returning: v) }
+        }
+        for w in endWs { w.resume(returning: r) }
+    }
+
+    func digest(of i: Int) async throws(XFTPClientError) -> [UInt8] {
+        let r: Result<[UInt8], XFTPClientError> = await withCheckedContinuation { c in
+            lock.lock()
+            if let d = digests[i] {
+                lock.unlock()
+                c.resume(returning: .success(d))
+            } else if let outcome {
+                lock.unlock()
+                if case .failure(let e) = outcome { c.resume(returning: .failure(e)) } else { c.resume(returning: .failure(.io("chunk \(i + 1) was not written"))) }
+            } else {
+                chunkWaiters[i, default: []].append(c)
+                lock.unlock()
+            }
+        }
+        return try r.get()
+    }
+
+    func result() async -> Result<FileEncryption.EncryptedFile, XFTPClientError> {
+        await withCheckedContinuation { c in
+            lock.lock()
+            if let outcome {
+                lock.unlock()
+                c.resume(returning: outcome)
+            } else {
+                endWaiters.append(c)
+                lock.unlock()
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ import NIOPosix
 import SMPTransport
 import XFTPProtocol
 import XFTPServer
+import XFTPTransport
 
 /// `xftp-server`: the SimpleX file relay. `init` makes the server identity and file-server.ini
 /// in a data folder; `start` opens the chunk store from it.
@@ -101,6 +102,7 @@ extension XFTPServerCommand {
         @OptionGroup var options: DataOption
 
         func run() async throws {
+            MemoryTuning.limitRetainedBuffers()
             guard FileManager.default.fileExists(atPath: options.configPath) else {
                 throw ValidationError("no \(XFTPServerConfig.fileName) in \(options.data); run `xftp-server init --data \(options.data)` first")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOPosix
+import SMPServer
 import SMPTransport
 import SimplexFoundation
 import Testing
@@ -106,6 +107,15 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         let progress = try await alice.event("sndFileProgressXFTP")
         #expect((progress["totalSize"] as? NSNumber)?.intValue ?? 0 > bytes.count)
 
+        // Not accepted yet: the forward plan asks to confirm, and the item (a file without text) would not go.
+        let offerItemId = try #require(((((offer["chatItems"] as? [[String: Any]])?.first?["chatItem"] as? [String: Any])?["meta"]
+            as? [String: Any])?["itemId"] as? NSNumber)?.int64Value)
+        let aliceContact = try #require(try await bob.contactIdOf("alice"))
+        let plan = try await bob.cmd("/_forward plan @\(aliceContact) \(offerItemId)")
+        #expect(plan["type"] as? String == "forwardPlan" && (plan["chatItemIds"] as? [Any])?.isEmpty == true)
+        let confirmation = plan["forwardConfirmation"] as? [String: Any]
+        #expect(confirmation?["type"] as? String == "filesNotAccepted" && (confirmation?["fileIds"] as? [NSNumber])?.map(\.int64Value) == [fid])
+
         let accepted = try await bob.cmd("/freceive \(fid)")
         #expect(accepted["type"] as? String == "rcvFileAccepted")
         #expect(eventFile(accepted).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "rcvAccepted")
@@ -115,6 +125,14 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         #expect(path == "report.bin")
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/" + path))) == bytes)
         try await bob.event("rcvFileProgressXFTP")
+        // Received whole: nothing to confirm; once the file is gone from disk it is missing.
+        let planDone = try await bob.cmd("/_forward plan @\(aliceContact) \(offerItemId)")
+        #expect((planDone["chatItemIds"] as? [NSNumber])?.map(\.int64Value) == [offerItemId] && planDone["forwardConfirmation"] == nil)
+        try FileManager.default.moveItem(atPath: bobFiles + "/" + path, toPath: bobFiles + "/moved.bin")
+        let planGone = try await bob.cmd("/_forward plan @\(aliceContact) \(offerItemId)")
+        #expect((planGone["forwardConfirmation"] as? [String: Any])?["type"] as? String == "filesMissing")
+        #expect(((planGone["forwardConfirmation"] as? [String: Any])?["filesCount"] as? NSNumber)?.intValue == 1)
+        try FileManager.default.moveItem(atPath: bobFiles + "/moved.bin", toPath: bobFiles + "/" + path)
         // Accepted twice is an error; the status command shows the item.
         #expect(errorTypeOf(try await bob.cmdError("/freceive \(fid)")) == "fileAlreadyReceiving")
         let status = try await bob.cmd("/fstatus \(fid)")
@@ -124,6 +142,51 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         let chat = try await bob.cmd("/_get chat @\(try #require(try await bob.contactIdOf("alice"))) count=10")
         let items = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]]) ?? []
         #expect(items.contains { ($0["file"] as? [String: Any])?["fileId"] as? NSNumber == NSNumber(value: fid) })
+
+        await alice.c.close()
+        await bob.c.close()
+        await xftp.stop()
+        await relay.shutdown()
+    }
+
+    /// A direct file is complete when its description is SENT, not when it is handed to the agent
+    /// (simplex-chat: SFDONE reports progress 1/1; `checkSndInlineFTComplete` on SENT sets
+    /// sndComplete and emits sndFileCompleteXFTP). With the relay down the upload finishes but the
+    /// file stays in transfer; once the relay is back the description goes and the file completes.
+    @Test func directFileCompletesWhenItsDescriptionIsSent() async throws {
+        let dir = NSTemporaryDirectory() + "file-flow-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
+        var rc = SMPServerConfig()
+        rc.port = 0
+        rc.host = "127.0.0.1"
+        let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
+        var relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
+        rc.port = relay.port
+        let server = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
+        let (bob, _) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
+        let (bobId, _) = try await connect(alice, bob)
+        try Data(SecureRandom.bytes(300_000)).write(to: URL(fileURLWithPath: aliceFiles + "/late.bin"))
+
+        await relay.shutdown()
+        let sent = try await alice.cmd("/_send @\(bobId) json " + composedFile("late.bin"))
+        let fid = try #require(fileId(sent))
+        // The upload (XFTP) completes; the description waits for the relay.
+        try await alice.event("sndFileProgressXFTP", timeout: 60) {
+            ($0["sentSize"] as? NSNumber)?.intValue == 1 && ($0["totalSize"] as? NSNumber)?.intValue == 1
+        }
+        try await Task.sleep(for: .seconds(2))
+        let waiting = try await alice.cmd("/fstatus \(fid)")
+        #expect(eventFile(waiting).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "sndTransfer")
+
+        relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
+        let complete = try await alice.event("sndFileCompleteXFTP", timeout: 90)
+        #expect(eventFileId(complete) == fid)
+        let status = try await alice.cmd("/fstatus \(fid)")
+        #expect(eventFile(status).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "sndComplete")
+        try await bob.event("rcvFileDescrReady", timeout: 60)
 
         await alice.c.close()
         await bob.c.close()
@@ -223,7 +286,9 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         let fileItem = try #require((bobOffer["chatItems"] as? [[String: Any]])?.last { $0["file"] != nil })
         let fileItemId = try #require(((fileItem["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value)
         let fwd = try await bob.cmd("/_forward @\(aliceId) #\(memberGroups[0]) \(fileItemId)")
-        #expect(fwd["type"] as? String == "newChatItems" && file(fwd)?["fileName"] as? String == "notes.txt")
+        // It goes as a copy in Bob's folder (the original's name is taken there: `uniqueCombine`).
+        #expect(fwd["type"] as? String == "newChatItems" && file(fwd)?["fileName"] as? String == "notes_1.txt")
+        #expect(FileManager.default.fileExists(atPath: bobFiles + "/notes_1.txt"))
         let fwdOffer = try await alice.event("newChatItems") { file($0) != nil }
         try await alice.event("rcvFileDescrReady", timeout: 60)
         try await alice.cmd("/freceive \(try #require(fileId(fwdOffer)))")
@@ -458,6 +523,22 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
 
 /// File names and places without the network.
 struct FileNameTests {
+    /// The plan names the smallest error kind (not accepted < in progress < failed < missing),
+    /// with the files not accepted or the count of that kind (simplex-chat `planForward`).
+    @Test func forwardConfirmationKinds() {
+        #expect(ChatController.forwardConfirmation([]) == nil)
+        #expect(ChatController.forwardConfirmation([.missing, .inProgress, .failed, .inProgress]) == .filesInProgress(filesCount: 2))
+        #expect(ChatController.forwardConfirmation([.failed, .notAccepted(fileId: 3), .missing, .notAccepted(fileId: 5)])
+            == .filesNotAccepted(fileIds: [3, 5]))
+        #expect(ChatController.forwardConfirmation([.missing, .failed, .missing]) == .filesFailed(filesCount: 1))
+        #expect(ChatController.forwardConfirmation([.missing, .missing]) == .filesMissing(filesCount: 2))
+        #expect(ChatController.forwardFileError(fileId: 9, .rcvInvitation) == .notAccepted(fileId: 9))
+        #expect(ChatController.forwardFileError(fileId: 9, .rcvTransfer(rcvProgress: 1, rcvTotal: 2)) == .inProgress)
+        #expect(ChatController.forwardFileError(fileId: 9, .sndCancelled) == nil)
+        #expect(ChatController.forwardedFileName("a.jpg", .image(text: "", image: ""), now: Date(timeIntervalSince1970: 0)) == "IMG_19700101_000000.jpg")
+        #expect(ChatController.forwardedFileName("a.txt", .file(text: ""), now: Date()) == "a.txt")
+    }
+
     @Test func sanitizedNames() {
         #expect(FileNames.sanitized("../../x") == "x")
         #expect(FileNames.sanitized("/etc/passwd") == "passwd")

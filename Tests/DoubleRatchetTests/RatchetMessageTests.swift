@@ -221,3 +221,33 @@ final class RatchetMessageTests: XCTestCase {
         XCTAssertThrowsError(try makePair(.none, versions: RatchetVersions(current: 1, maxSupported: 3)))
     }
 }
+
+/// A prepared message (what the agent stores for a queued message) seals to the very bytes
+/// `encrypt` returns from the same state, survives its storage form, and decrypts.
+final class PreparedMessageTests: XCTestCase {
+    func testPreparedSealsToTheEncryptedBytes() throws {
+        for setup in KEMSetup.allCases {
+            var p = try makePair(setup)
+            for text in ["first", "second, a little longer", ""] {
+                var copy = p.alice
+                let plain = Array(text.utf8)
+                let direct = try copy.encrypt(plain, paddedLength: 200)
+                let prepared = try p.alice.prepare(plain, paddedLength: 200)
+                let restored = try PreparedMessage(serialized: prepared.serialized())
+                XCTAssertEqual(restored, prepared)
+                let sealed = try restored.sealed()
+                XCTAssertEqual(sealed, direct, "\(setup)")
+                XCTAssertEqual(try restored.sealed(), sealed, "sealing twice gives the same bytes")
+                XCTAssertEqual(try p.bob.decrypt(sealed), plain)
+            }
+        }
+    }
+
+    func testMalformedStorageFormIsRefused() throws {
+        var p = try makePair(.none)
+        let bytes = try p.alice.prepare(Array("x".utf8), paddedLength: 100).serialized()
+        XCTAssertThrowsError(try PreparedMessage(serialized: Array(bytes.dropLast())))
+        XCTAssertThrowsError(try PreparedMessage(serialized: [2] + bytes.dropFirst()))
+        XCTAssertThrowsError(try PreparedMessage(serialized: []))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SimplexFoundation
 import SMPTransport
 import XCTest
@@ -214,4 +215,45 @@ final class AgentConnectionTests: XCTestCase {
         await bob.stop()
         await relay.stop()
     }
+
+    /// Receipts acknowledged while none could be sent go out together in one A_RCVD when the
+    /// worker runs (here: after a restart), and the sender reports them in one RCVD.
+    func testWaitingReceiptsGoInOneAgentMessage() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let alice = try await TestAgent("alice", dir: dir, config: testAgentConfig([try relay.address]))
+        let bob = try await TestAgent("bob", dir: dir, config: testAgentConfig([try relay.address]))
+        let (a, b) = try await connect(alice, bob)
+        var ids: [Int64] = []
+        for text in ["one", "two", "three"] {
+            ids.append(try await alice.agent.sendMessage(connId: a, body: Array(text.utf8)))
+            try await receive(bob, b, text)  // acknowledged without a receipt
+        }
+        await bob.stop()
+        // The receipts bob's user asked for while its agent could not send: queued as
+        // ackMessage(receipt:) queues them.
+        let q = try DatabaseQueue(path: bob.path)
+        try await q.write { db in
+            try db.execute(sql: """
+                INSERT INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info)
+                SELECT conn_id, external_snd_id, msg_hash, CAST('r' || external_snd_id AS BLOB) FROM rcv_messages WHERE conn_id = ? ORDER BY internal_id
+                """, arguments: [b])
+        }
+        try q.close()
+        try await bob.restart()
+        let receipts = try await alice.waitFor("RCVD") { e -> [MsgReceipt]? in
+            if e.connId == a, case .rcvd(let r) = e.kind { return r }
+            return nil
+        }
+        XCTAssertEqual(receipts.map(\.agentMsgId), ids, "all three in one RCVD")
+        XCTAssertTrue(receipts.allSatisfy(\.ok))
+        let left = try await bob.agent.pendingReceiptCount(b)
+        XCTAssertEqual(left, 0)
+        await alice.stop()
+        await bob.stop()
+        await relay.stop()
+    }
 }
+

@@ -44,4 +44,38 @@ final class AgentMigrationTests: XCTestCase {
             XCTAssertFalse(try db.ratchetKeyHashExists("c1", [1, 2, 3]))
         }
     }
+
+    /// Before prepared messages, every queued message kept its whole envelope: a pending one is
+    /// still sent from it after the upgrade, and sent ones lose theirs.
+    func testUpgradeKeepsPendingEnvelopes() throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/old.db"
+        let q = try DatabaseQueue(path: path)
+        try AgentMigrations.migrator.migrate(q, upTo: "m20261124_queue_rotation")
+        try q.write { db in
+            try db.execute(sql: """
+                INSERT INTO connections (conn_id, conn_mode, initiator, status, agent_version, pq_support, created_at)
+                VALUES ('c1', 'invitation', 1, 'active', 7, 1, 0);
+                INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at)
+                VALUES ('c1', 1, 1, 'message', x'00', x'0102', 'sent', 0),
+                       ('c1', 2, 2, 'message', x'00', x'0304', 'pending', 0);
+                """)
+        }
+        try q.close()
+
+        let store = try AgentStore(path: path)
+        defer { store.close() }
+        XCTAssertEqual(try store.appliedMigrations(), AgentMigrations.known)
+        try store.read { db in
+            let sent = try XCTUnwrap(try db.one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE internal_id = 1"))
+            XCTAssertNil(sent.envelope)
+            XCTAssertNil(try sent.envelopeToSend())
+            let pending = try XCTUnwrap(try db.nextPendingSndMessage("c1"))
+            XCTAssertEqual(pending.internalId, 2)
+            XCTAssertNil(pending.prepared)
+            XCTAssertEqual(try pending.envelopeToSend(), [3, 4])
+        }
+    }
 }
+

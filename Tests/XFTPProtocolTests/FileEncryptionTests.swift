@@ -91,6 +91,43 @@ final class FileEncryptionTests: XCTestCase {
         }
     }
 
+    /// The incremental decryptor gives the same file whatever the pieces it is fed (the header
+    /// split across pieces, a piece ending inside the tag); a wrong file digest leaves nothing.
+    func testDecryptorFedInPieces() throws {
+        for size in [0, 10, 70_000, 300_000] {
+            let src = dir + "/p-\(size)"
+            let content = SecureRandom.bytes(size)
+            FileManager.default.createFile(atPath: src, contents: Data(content))
+            let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+            let enc = dir + "/p-enc-\(size)"
+            let r = try FileEncryption.encrypt(sourcePath: src, fileName: "n.bin", key: key, nonce: nonce, encryptedPath: enc)
+            let encBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: enc)))
+            for pieceSizes in [[1, 3, 7, 1000], [5, 8, 2, 4096], [encBytes.count - 7, 3, 4]] {
+                let out = dir + "/p-out-\(size)"
+                let d = try FileDecryptor(encryptedSize: r.encryptedSize, key: key, nonce: nonce, digest: r.digest) { _ in out }
+                var off = 0, i = 0
+                while off < encBytes.count {
+                    let n = min(max(1, pieceSizes[i % pieceSizes.count]), encBytes.count - off)
+                    var piece = Array(encBytes[off..<(off + n)])
+                    try d.feed(&piece)
+                    off += n
+                    i += 1
+                }
+                let (hdr, path) = try d.finish()
+                XCTAssertEqual(hdr.fileName, "n.bin")
+                XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), content)
+                try FileManager.default.removeItem(atPath: out)
+            }
+            var wrong = r.digest
+            wrong[0] ^= 1
+            let out = dir + "/p-wrong-\(size)"
+            let d = try FileDecryptor(encryptedSize: r.encryptedSize, key: key, nonce: nonce, digest: wrong) { _ in out }
+            try d.feed(chunkPath: enc)
+            XCTAssertThrowsError(try d.finish()) { XCTAssertEqual($0 as? XFTPFileError, .digest) }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     func testHostileFileNames() {
         XCTAssertEqual(FileHeader(fileName: "../../etc/passwd").safeFileName, "passwd")
         XCTAssertEqual(FileHeader(fileName: "..").safeFileName, "file")

@@ -170,6 +170,7 @@ extension ChatController {
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)
         case .sent(let msgId):
+            if fileDescrSent(agentConnId, msgId) { return }
             try statusUpdate(agentConnId, msgId, .sndSent(sndProgress: .complete))
         case .rcvd(let receipts):
             for r in receipts {

@@ -186,7 +186,9 @@ extension ChatController {
         while !Task.isCancelled {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let path = try await transfer.download(description, to: folder, transferId: tid)
+                // No FACK, as the reference agent (it never acknowledges chunks; they expire on the
+                // server): a description a group host forwarded is the host's own, and both download it.
+                let path = try await transfer.download(description, to: folder, transferId: tid, acknowledge: false)
                 guard !Task.isCancelled else { return }
                 await downloadDone(fileId, path)
                 return
@@ -356,20 +358,6 @@ extension ChatController {
         if deleteLocal, files.filesFolder != nil, let p = r["file_path"] as String?, !p.hasPrefix("/") {
             try? FileManager.default.removeItem(atPath: fsFilePath(p))
         }
-    }
-
-    /// The file of an item to forward, when it is here whole: our sent file, or a received one
-    /// that completed (simplex-chat forwards files from their local copies).
-    func forwardableFile(_ itemId: Int64) -> CryptoFile? {
-        guard let r = try? store.read({ db in try db.itemFileRow(itemId) }), !(r["cancelled"] as Bool), let p = r["file_path"] as String?,
-              let status = try? ChatJSON.decode(CIFileStatus.self, from: r["ci_file_status"] as String)
-        else { return nil }
-        switch status {
-        case .sndStored, .sndTransfer, .sndComplete, .sndWarning, .rcvComplete: break
-        default: return nil
-        }
-        guard FileManager.default.fileExists(atPath: fsFilePath(p)) else { return nil }
-        return CryptoFile(filePath: p, cryptoArgs: Self.cryptoArgs(r))
     }
 
 }

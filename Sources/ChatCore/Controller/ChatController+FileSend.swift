@@ -216,6 +216,12 @@ extension ChatController {
         }
         guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else { return }
         let recipients = (try? store.read { db in try db.sndRecipientRows(fileId) }) ?? []
+        let direct = r["contact_id"] as Int64? != nil
+        if direct, let meta = try? fileTransferMeta(fileId) {
+            // The upload is done; completion waits for the description's delivery (simplex-chat
+            // reports progress 1/1 here without a status change).
+            emit(.file(.sndFileProgressXFTP(user: user, chatItem_: try? fileItem(r), fileTransferMeta: meta, sentSize: 1, totalSize: 1)))
+        }
         var errors: [ChatError] = []
         for (i, rcp) in recipients.enumerated() where i < result.recipients.count {
             let text = result.recipients[i].yaml
@@ -224,17 +230,49 @@ extension ChatController {
                 try db.sndRecipientConnection(contactId: rcp["contact_id"], groupMemberId: rcp["group_member_id"])
             }) else { continue }
             do {
+                var lastMsgId: Int64?
                 for part in Self.splitFileDescr(text) {
-                    try await sendEvent(agentConnId, .msgFileDescr(msgId: shared, fileDescr: part))
+                    if let previous = lastMsgId { dropStatus(agentConnId, previous) }
+                    lastMsgId = try await sendToAgent(agentConnId, try chatMessage(.msgFileDescr(msgId: shared, fileDescr: part)))
                 }
-                try store.write { db in try db.setSndRecipient(rcpId, descrText: text, status: "complete", at: Self.now) }
+                if direct, let lastMsgId {
+                    try store.write { db in
+                        try db.setSndRecipient(rcpId, descrText: text, status: "descr_sending", at: Self.now)
+                        try db.setSndRecipientDescrDelivery(rcpId, agentConnId: agentConnId, agentMsgId: lastMsgId, at: Self.now)
+                    }
+                    // SENT may have come while the message was handed over (kept as an early status).
+                    if let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: agentConnId, msgId: lastMsgId)), Self.isSent(early) {
+                        fileDescrSent(agentConnId, lastMsgId)
+                    }
+                } else {
+                    if let lastMsgId { dropStatus(agentConnId, lastMsgId) }
+                    try store.write { db in try db.setSndRecipient(rcpId, descrText: text, status: "complete", at: Self.now) }
+                }
             } catch {
                 errors.append(error)
             }
         }
         if !errors.isEmpty { emit(.chatErrors(chatErrors: errors)) }
+        // Groups: complete once the descriptions are handed over (simplex-chat's group case).
+        guard !direct else { return }
         guard (try? setFileStatus(fileId, .sndComplete)) != nil, let item = try? fileItem(r), let meta = try? fileTransferMeta(fileId) else { return }
         emit(.file(.sndFileCompleteXFTP(user: user, chatItem: item, fileTransferMeta: meta)))
+    }
+
+    /// SENT for an agent message: when it carried the last part of a contact's file description,
+    /// the file is complete (`checkSndInlineFTComplete`: CIFSSndComplete, sndFileCompleteXFTP).
+    /// Returns whether the message was one.
+    @discardableResult
+    func fileDescrSent(_ agentConnId: String, _ msgId: Int64) -> Bool {
+        guard let found = try? store.read({ db in try db.sndRecipientByDescrDelivery(agentConnId: agentConnId, agentMsgId: msgId) })
+        else { return false }
+        let (rcpId, fileId) = found
+        _ = try? store.write { db in try db.setSndRecipient(rcpId, descrText: nil, status: "complete", at: Self.now) }
+        guard let (r, user) = try? fileRowAndUser(fileId), !(r["cancelled"] as Bool),
+              (try? setFileStatus(fileId, .sndComplete)) != nil, let item = try? fileItem(r), let meta = try? fileTransferMeta(fileId)
+        else { return true }
+        emit(.file(.sndFileCompleteXFTP(user: user, chatItem: item, fileTransferMeta: meta)))
+        return true
     }
 
     /// simplex-chat `splitFileDescr`: parts of at most `descrPartSize` characters, numbered from 1.

@@ -102,19 +102,23 @@ extension ChatController {
         return (user, try targetItemRow(target, itemId))
     }
 
-    /// `/_forward plan`: which of the items can be forwarded (those with message content).
+    /// `/_forward plan`: which of the items can be forwarded (those with message content), and
+    /// what to confirm about files that cannot go with them (not received, in progress...).
     func forwardPlan(_ ref: ChatRef, _ itemIds: [Int64]) throws(ChatError) -> ChatResponse {
         var ok: [Int64] = []
+        var fileErrors: [ForwardFileError] = []
         var user: User?
         for id in itemIds {
             let (u, r) = try sourceItem(ref, id)
             user = u
-            if r["item_deleted"] as String? == nil, (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != nil {
-                ok.append(id)
-            }
+            guard r["item_deleted"] as String? == nil, let mc = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
+            else { continue }
+            let (forwarded, error) = forwardFilePlan(itemId: id, mc)
+            if forwarded { ok.append(id) }
+            if let error { fileErrors.append(error) }
         }
         guard let user else { throw .error(errorType: .commandError(message: "no items")) }
-        return .forwardPlan(user: user, itemsCount: itemIds.count, chatItemIds: ok, forwardConfirmation: nil)
+        return .forwardPlan(user: user, itemsCount: itemIds.count, chatItemIds: ok, forwardConfirmation: Self.forwardConfirmation(fileErrors))
     }
 
     /// `/_forward`: sends the items' content to another chat (direct or group), marked as forwarded.
@@ -122,9 +126,10 @@ extension ChatController {
         var contents: [(MsgContent, CryptoFile?)] = []
         for id in itemIds {
             let (_, r) = try sourceItem(from, id)
-            if r["item_deleted"] as String? == nil, let c = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent {
-                // The item's file goes with it when it is here whole (issue 15).
-                contents.append((c, forwardableFile(id)))
+            if r["item_deleted"] as String? == nil, let c = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent,
+               let forwarded = forwardContent(itemId: id, c) {
+                // A copy of the item's file goes with it when the file is here (issue 15).
+                contents.append(forwarded)
             }
         }
         let (user, target) = try messageTarget(to, requiredRole: .author)

@@ -114,6 +114,15 @@ enum ChatMigrations {
                 ALTER TABLE groups ADD COLUMN user_member_profile_sent_at REAL;
                 """)
         }
+        // A direct file is complete once its last description part is SENT (simplex-chat
+        // `updateSndFTDeliveryXFTP` + `getSndFTViaMsgDelivery`): which agent message that is.
+        m.registerMigration("m20261124_snd_file_descr_delivery") { db in
+            try db.execute(sql: """
+                ALTER TABLE snd_file_recipients ADD COLUMN descr_agent_conn_id TEXT;
+                ALTER TABLE snd_file_recipients ADD COLUMN descr_agent_msg_id INTEGER;
+                CREATE INDEX idx_snd_file_recipients_descr_delivery ON snd_file_recipients(descr_agent_conn_id, descr_agent_msg_id);
+                """)
+        }
         // simplex-chat `security_code`/`security_code_verified_at`: the connection's code as the
         // user verified it (cleared when the ratchet is re-synchronized).
         m.registerMigration("m20261124_connection_security_codes") { db in

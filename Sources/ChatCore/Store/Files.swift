@@ -99,6 +99,23 @@ extension Database {
             .execute(arguments: [status, now, fileId])
     }
 
+    /// The agent message carrying the last part of a contact's description: SENT for it completes the file.
+    func setSndRecipientDescrDelivery(_ recipientId: Int64, agentConnId: String, agentMsgId: Int64, at now: Double) throws {
+        try cachedStatement(sql: """
+            UPDATE snd_file_recipients SET descr_agent_conn_id = ?, descr_agent_msg_id = ?, file_status = 'descr_sending', updated_at = ?
+            WHERE snd_file_recipient_id = ?
+            """).execute(arguments: [agentConnId, agentMsgId, now, recipientId])
+    }
+
+    /// `getSndFTViaMsgDelivery`: the recipient (and its file) whose description went in this
+    /// agent message and is not yet complete: `(snd_file_recipient_id, file_id)`.
+    func sndRecipientByDescrDelivery(agentConnId: String, agentMsgId: Int64) throws -> (Int64, Int64)? {
+        try Row.fetchOne(cachedStatement(sql: """
+            SELECT snd_file_recipient_id, file_id FROM snd_file_recipients
+            WHERE descr_agent_conn_id = ? AND descr_agent_msg_id = ? AND file_status = 'descr_sending'
+            """), arguments: [agentConnId, agentMsgId]).map { ($0[0], $0[1]) }
+    }
+
     /// The ready connection a recipient's description goes to: `(connection_id, agent_conn_id, name)`.
     func sndRecipientConnection(contactId: Int64?, groupMemberId: Int64?) throws -> (Int64, String, String)? {
         if let contactId {

@@ -385,7 +385,12 @@ extension SMPAgent {
     }
 
     func authKey(_ pkcs8: Data) throws(AgentError) -> PrivateAuthKey {
-        do { return try PrivateAuthKey(pkcs8Encoded: [UInt8](pkcs8)) } catch { throw .store("bad stored key: \(error)") }
+        if let key = authKeyCache[pkcs8] { return key }
+        let key: PrivateAuthKey
+        do { key = try PrivateAuthKey(pkcs8Encoded: [UInt8](pkcs8)) } catch { throw .store("bad stored key: \(error)") }
+        if authKeyCache.count >= 4096 { authKeyCache.removeAll(keepingCapacity: true) }
+        authKeyCache[pkcs8] = key
+        return key
     }
 
     func serialize(_ r: PQRatchet) throws(AgentError) -> Data {
@@ -408,12 +413,22 @@ extension SMPAgent {
     /// Appends an outgoing message to the connection's sequence: next ids, hash chain, pending.
     func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], envelope: [UInt8],
                          sndQueueId: Int64? = nil) throws -> Int64 {
+        try storeSndMessage(db, connId: connId, type: type, plain: plain, stored: .envelope(envelope), sndQueueId: sndQueueId)
+    }
+
+    /// `storeSndMessage` with the envelope whole or prepared.
+    func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], stored: StoredEnvelope,
+                         sndQueueId: Int64? = nil) throws -> Int64 {
         guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         conn.lastInternalMsgId += 1
         let hash = Data(CryptoHash.sha256(plain))
-        let msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,
-                                   msgType: type, msgHash: hash, envelope: Data(envelope), status: .pending,
+        var msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,
+                                   msgType: type, msgHash: hash, envelope: nil, status: .pending,
                                    createdAt: Date().timeIntervalSince1970, sndQueueId: sndQueueId)
+        switch stored {
+        case .envelope(let e): msg.envelope = Data(e)
+        case .prepared(let p): msg.prepared = Data(p.serialized())
+        }
         conn.lastSndMsgId += 1
         conn.lastSndMsgHash = hash
         try db.saveCounters(conn)

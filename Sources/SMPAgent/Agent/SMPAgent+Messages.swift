@@ -58,8 +58,9 @@ extension SMPAgent {
                     } else if (conn?.agentVersion ?? 0) < Int(AgentVersion.deliveryReceipts) {
                         // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
                     } else {
+                        // Sent by the delivery worker with the others waiting, in one A_RCVD.
                         let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
-                        _ = try self.enqueue(db, connId: connId, .aRcvd([r]), type: .receipt)
+                        try db.insertPendingReceipt(connId, r)
                     }
                 }
             }
@@ -93,12 +94,11 @@ extension SMPAgent {
         let plain = try AgentMessage.message(header, message).smpEncoded()
         let length = AgentMessageSize.e2eEncAgentMsgLength(version: UInt16(conn.agentVersion), pq: conn.pqSupport)
         guard PQRatchet.canPad(plain.count, paddedLength: length) else { throw AgentError.command(.size, "message too large") }
-        let enc: [UInt8]
-        do { enc = try ratchet.encrypt(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
-        // As simplexmq: the envelope says our highest version (the peer may upgrade the connection).
-        let envelope = try AgentMsgEnvelope.message(agentVersion: config.agentVersions.max, encAgentMessage: enc).smpEncoded()
+        let prepared: PreparedMessage
+        do { prepared = try ratchet.prepare(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         try saveRatchet(in: db, connId, ratchet)
-        return try storeSndMessage(db, connId: connId, type: type, plain: plain, envelope: envelope, sndQueueId: sndQueueId)
+        return try storeSndMessage(db, connId: connId, type: type, plain: plain,
+                                   stored: .prepared(PreparedEnvelope(agentVersion: config.agentVersions.max, message: prepared)), sndQueueId: sndQueueId)
     }
 }
 
@@ -138,6 +138,7 @@ extension SMPAgent {
         while !Task.isCancelled, !stopped {
             let next: Next
             do {
+                try queueWaitingReceipts(connId)
                 next = try store.read { db -> Next in
                     guard let m = try db.nextPendingSndMessage(connId)
                     else { return .idle }
@@ -177,6 +178,28 @@ extension SMPAgent {
         }
     }
 
+    /// Receipts acknowledged since the last A_RCVD went out, as one A_RCVD queued behind what is
+    /// pending. simplexmq sends one A_RCVD per receipt; its list form carries many, and a peer
+    /// (simplexmq `messagesRcvd`) reports each. Under load this halves the agent messages a
+    /// conversation costs. Nothing is queued while the ratchet is out of sync.
+    private func queueWaitingReceipts(_ connId: String) throws {
+        guard try store.read({ db in try db.hasPendingReceipts(connId) }) else { return }
+        try write { db in
+            var receipts = try db.pendingReceipts(connId, limit: 64)
+            guard !receipts.isEmpty, let conn = try db.connectionRecord(connId), !conn.ratchetSyncState.sendProhibited else { return }
+            // As many as fit one padded agent message (receipts carry the chat's rcptInfo).
+            let room = AgentMessageSize.e2eEncAgentMsgLength(pq: conn.pqSupport) - 256
+            while receipts.count > 1, (try AMessage.aRcvd(receipts).smpEncoded()).count > room { receipts.removeLast(receipts.count / 2) }
+            try db.deletePendingReceipts(connId, agentMsgIds: receipts.map(\.agentMsgId))
+            _ = try self.enqueue(db, connId: connId, .aRcvd(receipts), type: .receipt)
+        }
+    }
+
+    /// Receipts acknowledged on the connection and not yet queued in an A_RCVD (for tests).
+    func pendingReceiptCount(_ connId: String) throws(AgentError) -> Int {
+        try store.read { db in try db.pendingReceipts(connId, limit: 1000).count }
+    }
+
     private func isQuota(_ e: AgentError) -> Bool {
         if case .smp(_, .quota) = e { return true }
         return false
@@ -184,7 +207,7 @@ extension SMPAgent {
 
     /// Wraps the stored envelope in the per-queue crypto_box layer and SENDs it.
     private func send(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async throws(AgentError) {
-        guard let envelope = msg.envelope else { return }
+        guard let envelope = try msg.envelopeToSend() else { return }
         let key = try authKey(sq.sndPrivateKey)
         let bytes: [UInt8]
         do {
@@ -214,14 +237,7 @@ extension SMPAgent {
         var connected: Bool?
         do {
             connected = try write { db -> Bool? in
-                // Only the status: clearing the 16 KB envelope here would rewrite its overflow
-                // pages on every message; sent envelopes are cleared in batches instead.
                 try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
-                self.sentSinceCleanup += 1
-                if self.sentSinceCleanup >= 200 {
-                    self.sentSinceCleanup = 0
-                    try db.clearSentEnvelopes()
-                }
                 guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else { return nil }
                 switch msg.msgType {
                 case .confirmation:

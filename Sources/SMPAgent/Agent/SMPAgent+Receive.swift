@@ -333,8 +333,7 @@ extension SMPAgent {
                 try db.saveCounters(conn)
                 var out: [MsgReceipt] = []
                 for r in receipts {
-                    guard let sm = try SndMessageRecord.filter(Column("conn_id") == connId && Column("internal_snd_id") == r.agentMsgId).fetchOne(db)
-                    else { continue }
+                    guard let sm = try db.sndMessage(connId, sndMsgId: r.agentMsgId) else { continue }
                     out.append(MsgReceipt(agentMsgId: sm.internalId, ok: [UInt8](sm.msgHash) == r.msgHash, rcptInfo: r.rcptInfo))
                 }
                 if !out.isEmpty { events.append(.rcvd(out)) }

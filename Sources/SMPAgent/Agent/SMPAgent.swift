@@ -32,8 +32,9 @@ public actor SMPAgent {
     var stopped = false
     /// Committed ratchet states by connection (see SMPAgent+RatchetCache).
     var ratchetCache: [String: PQRatchet] = [:]
-    /// Messages marked sent since their envelopes were last cleared.
-    var sentSinceCleanup = 0
+    /// Parsed queue signing keys by their stored PKCS#8 bytes: parsing derives the public key
+    /// (a scalar multiplication), which every SEND and ACK would otherwise repeat.
+    var authKeyCache: [Data: PrivateAuthKey] = [:]
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
 
@@ -43,6 +44,8 @@ public actor SMPAgent {
         self.config = config
         self.group = group
         self.store = try AgentStore(path: databasePath, key: databaseKey)
+        // Handshake envelopes (16 KB each) are kept until the next start, not rewritten per send.
+        _ = try? store.write { db in try db.clearSentEnvelopes() }
         (events, eventSink) = AsyncStream.makeStream(of: AgentEvent.self, bufferingPolicy: .unbounded)
     }
 

@@ -10,6 +10,8 @@ enum AgentMigrations {
         m.registerMigration("m20261123_short_links", migrate: shortLinks)
         m.registerMigration("m20261124_ratchet_sync", migrate: ratchetSync)
         m.registerMigration("m20261124_queue_rotation", migrate: queueRotation)
+        m.registerMigration("m20261125_prepared_messages", migrate: preparedMessages)
+        m.registerMigration("m20261125_pending_receipts", migrate: pendingReceipts)
         return m
     }
 
@@ -175,6 +177,30 @@ enum AgentMigrations {
             ALTER TABLE snd_queues ADD COLUMN switch_status TEXT;
             ALTER TABLE snd_messages ADD COLUMN snd_queue_id INTEGER;
             ALTER TABLE rcv_messages ADD COLUMN rcv_queue_id INTEGER;
+            """)
+    }
+
+    /// User messages are stored prepared (ratchet keys fixed, body not sealed: about 300 bytes)
+    /// instead of as their 16 KB ciphertext, and cleared when sent, so a message no longer writes
+    /// and rewrites 16 KB of overflow pages. Envelopes of already sent messages are dropped here.
+    private static func preparedMessages(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE snd_messages ADD COLUMN prepared BLOB;
+            UPDATE snd_messages SET envelope = NULL WHERE status != 'pending' AND envelope IS NOT NULL;
+            """)
+    }
+
+    /// Delivery receipts acknowledged but not yet sent: the delivery worker sends all that wait
+    /// in one A_RCVD (its list form), instead of one agent message per receipt.
+    private static func pendingReceipts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE pending_receipts(
+              conn_id TEXT NOT NULL REFERENCES connections ON DELETE CASCADE,
+              agent_msg_id INTEGER NOT NULL,
+              msg_hash BLOB NOT NULL,
+              rcpt_info BLOB NOT NULL,
+              PRIMARY KEY(conn_id, agent_msg_id)
+            ) STRICT;
             """)
     }
 }

@@ -4,7 +4,10 @@ import GRDB
 extension Database {
     /// Connections with messages still waiting to be sent (resumed at start).
     func connIdsWithPendingMessages() throws -> [String] {
-        try String.fetchAll(self, sql: "SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'")
+        try String.fetchAll(self, sql: """
+            SELECT DISTINCT conn_id FROM snd_messages WHERE status = 'pending'
+            UNION SELECT DISTINCT conn_id FROM pending_receipts
+            """)
     }
 
     /// Connections whose queue was confirmed with a sender key but not yet secured (resumed at start).

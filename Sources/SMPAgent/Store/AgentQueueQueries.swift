@@ -191,18 +191,52 @@ extension Database {
         try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
     }
 
-    /// Only the status: clearing the 16 KB envelope here would rewrite its overflow pages on
-    /// every message; sent envelopes are cleared in batches (`clearSentEnvelopes`).
+    /// User messages are stored prepared (a few hundred bytes), so clearing what was sent
+    /// rewrites a small row. The whole envelopes of the few handshake messages are cleared when
+    /// the agent starts (`clearSentEnvelopes`), not here, where the rewrite would cost 16 KB.
     func markSndMessageSent(_ connId: String, internalId: Int64) throws {
-        try run("UPDATE snd_messages SET status = 'sent' WHERE conn_id = ? AND internal_id = ?", [connId, internalId])
+        try run("UPDATE snd_messages SET status = 'sent', prepared = NULL WHERE conn_id = ? AND internal_id = ?",
+                [connId, internalId])
     }
 
+    /// Uses the partial index of rows that still hold an envelope.
     func clearSentEnvelopes() throws {
         try run("UPDATE snd_messages SET envelope = NULL WHERE status = 'sent' AND envelope IS NOT NULL")
     }
 
+    // MARK: delivery receipts waiting to be sent
+
+    func insertPendingReceipt(_ connId: String, _ r: AMessageReceipt) throws {
+        try run("INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info) VALUES (?, ?, ?, ?)",
+                [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo)])
+    }
+
+    /// The message a receipt refers to: the receipt names its `internal_snd_id`.
+    func sndMessage(_ connId: String, sndMsgId: Int64) throws -> SndMessageRecord? {
+        try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND internal_snd_id = ?", [connId, sndMsgId])
+    }
+
+    func hasPendingReceipts(_ connId: String) throws -> Bool {
+        try Bool.fetchOne(cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM pending_receipts WHERE conn_id = ?)"), arguments: [connId]) ?? false
+    }
+
+    /// The oldest `limit` receipts waiting on the connection, in the order they were acknowledged.
+    func pendingReceipts(_ connId: String, limit: Int) throws -> [AMessageReceipt] {
+        try Row.fetchAll(cachedStatement(sql: "SELECT agent_msg_id, msg_hash, rcpt_info FROM pending_receipts WHERE conn_id = ? ORDER BY rowid LIMIT ?"),
+                         arguments: [connId, limit]).map { row in
+            AMessageReceipt(agentMsgId: row[0], msgHash: [UInt8](row[1] as Data), rcptInfo: [UInt8](row[2] as Data))
+        }
+    }
+
+    func deletePendingReceipts(_ connId: String, agentMsgIds: [Int64]) throws {
+        for id in agentMsgIds {
+            try run("DELETE FROM pending_receipts WHERE conn_id = ? AND agent_msg_id = ?", [connId, id])
+        }
+    }
+
     func markSndMessageFailed(_ connId: String, internalId: Int64) throws {
-        try run("UPDATE snd_messages SET status = 'failed', envelope = NULL WHERE conn_id = ? AND internal_id = ?", [connId, internalId])
+        try run("UPDATE snd_messages SET status = 'failed', envelope = NULL, prepared = NULL WHERE conn_id = ? AND internal_id = ?",
+                [connId, internalId])
     }
 
     // MARK: ratchet re-synchronization

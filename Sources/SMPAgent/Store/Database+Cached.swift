@@ -28,9 +28,10 @@ extension Database {
 
     func insertSndMessage(_ m: SndMessageRecord) throws {
         try run("""
-            INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at, snd_queue_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [m.connId, m.internalId, m.internalSndId, m.msgType.rawValue, m.msgHash, m.envelope, m.status.rawValue, m.createdAt, m.sndQueueId])
+            INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, envelope, status, created_at, snd_queue_id, prepared)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [m.connId, m.internalId, m.internalSndId, m.msgType.rawValue, m.msgHash, m.envelope, m.status.rawValue, m.createdAt, m.sndQueueId,
+                  m.prepared])
     }
 
     func insertRcvMessage(_ m: RcvMessageRecord) throws {

@@ -1,7 +1,9 @@
 import Crypto
+import CSodium
 
 /// The hash functions and KDFs of the SimpleX specs (SHA-256 key hashes, SHA-512 authenticators,
-/// HKDF-SHA512 for ratchet and chain keys), backed by swift-crypto.
+/// HKDF-SHA512 for ratchet and chain keys). HMAC and HKDF run on libsodium's HMAC-SHA512 state:
+/// every v11 transport block takes an HKDF step, and swift-crypto's generic HKDF cost 20 us there.
 public enum CryptoHash {
     public static let sha256Length = 32
     public static let sha512Length = 64
@@ -23,9 +25,22 @@ public enum CryptoHash {
     /// HMAC-SHA512 of `message` under `key`.
     public static func hmacSHA512<K: Collection, M: Collection>(key: K, message: M) -> [UInt8]
     where K.Element == UInt8, M.Element == UInt8 {
-        var mac = HMAC<SHA512>(key: SymmetricKey(data: Array(key)))
-        withContiguous(message) { mac.update(data: $0) }
-        return Array(mac.finalize())
+        var state = crypto_auth_hmacsha512_state()
+        withContiguous(key) { k in
+            var zero: UInt8 = 0
+            if let p = k.baseAddress, k.count > 0 {
+                _ = crypto_auth_hmacsha512_init(&state, p.assumingMemoryBound(to: UInt8.self), k.count)
+            } else {
+                _ = crypto_auth_hmacsha512_init(&state, &zero, 0)  // an empty key is 128 zero bytes
+            }
+        }
+        withContiguous(message) { m in
+            guard let p = m.baseAddress, m.count > 0 else { return }
+            _ = crypto_auth_hmacsha512_update(&state, p.assumingMemoryBound(to: UInt8.self), UInt64(m.count))
+        }
+        var out = [UInt8](repeating: 0, count: sha512Length)
+        _ = crypto_auth_hmacsha512_final(&state, &out)
+        return out
     }
 
     /// HKDF-SHA512 (RFC 5869) as simplexmq's `hkdf salt ikm info n`; an empty salt means 64 zero
@@ -35,9 +50,25 @@ public enum CryptoHash {
             throw .badLength("HKDF-SHA512 output of \(count) bytes")
         }
         if count == 0 { return [] }
-        let key = HKDF<SHA512>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: ikm), salt: salt, info: info, outputByteCount: count)
-        return key.withUnsafeBytes { Array($0) }
+        let prk = hmacSHA512(key: salt.isEmpty ? [UInt8](repeating: 0, count: sha512Length) : salt, message: ikm)
+        // Expand: T(i) = HMAC(PRK, T(i-1) || info || i), with PRK's keyed state made once.
+        var keyed = crypto_auth_hmacsha512_state()
+        _ = crypto_auth_hmacsha512_init(&keyed, prk, prk.count)
+        var out = [UInt8]()
+        out.reserveCapacity(count)
+        var block = [UInt8](repeating: 0, count: sha512Length)
+        var counter: UInt8 = 1
+        while out.count < count {
+            var state = keyed
+            if counter > 1 { _ = crypto_auth_hmacsha512_update(&state, block, UInt64(block.count)) }
+            if !info.isEmpty { _ = crypto_auth_hmacsha512_update(&state, info, UInt64(info.count)) }
+            _ = crypto_auth_hmacsha512_update(&state, &counter, 1)
+            _ = crypto_auth_hmacsha512_final(&state, &block)
+            out.append(contentsOf: block.prefix(count - out.count))
+            counter &+= 1
+        }
+        sodium_memzero(&keyed, MemoryLayout<crypto_auth_hmacsha512_state>.size)
+        return out
     }
 
     private static func update<H: HashFunction, C: Collection>(_ h: inout H, _ data: C) where C.Element == UInt8 {

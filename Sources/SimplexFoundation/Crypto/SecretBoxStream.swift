@@ -1,9 +1,12 @@
+import CSodium
+
 /// Incremental XSalsa20-Poly1305 over a stream of any length, as simplexmq's `Crypto.Lazy`
 /// (`sbInit`/`cbInit`, `sbEncryptChunk`, `sbDecryptChunk`, `sbAuth`): XFTP encrypts whole files
 /// and chunk downloads this way without holding them in memory, with the tag at the end.
 ///
 /// `secret` is used as simplexmq's `SbKey`/`DhSecret`: HSalsa20(secret, 0) is the XSalsa20 key,
 /// so a stream of one piece equals `CryptoBox.seal(key: CryptoBoxKey(dhSecret: secret), ...)`.
+/// The MAC is libsodium's incremental Poly1305 (SIMD): files of a gigabyte go through it.
 public struct SecretBoxStream: Sendable {
     private let key: SalsaKey
     private let n0: UInt32, n1: UInt32
@@ -12,10 +15,7 @@ public struct SecretBoxStream: Sendable {
     /// Unused keystream bytes of the current block (`ks[ksPos..<64]`).
     private var ks: KeystreamBlock
     private var ksPos: Int
-    private var mac: Poly1305State
-    /// Bytes absorbed by the MAC that do not yet fill a 16-byte block.
-    private var macBuf: MacBlock = MacBlock()
-    private var macBufCount = 0
+    private var mac = crypto_onetimeauth_poly1305_state()
 
     public init(secret: [UInt8], nonce: [UInt8]) throws(CryptoError) {
         guard secret.count == 32 else { throw .badLength("secretbox stream key of \(secret.count) bytes") }
@@ -28,7 +28,12 @@ public struct SecretBoxStream: Sendable {
         var block0 = KeystreamBlock()
         withUnsafeMutableBytes(of: &block0.bytes) { sub.block(nonce0: a, nonce1: b, counter: 0, out: $0.baseAddress!) }
         // Bytes 0..<32 of block 0 are the Poly1305 key; the stream starts at byte 32.
-        mac = withUnsafeBytes(of: &block0.bytes) { Poly1305State(key: $0.baseAddress!) }
+        Sodium.ensureInitialized()
+        var state = crypto_onetimeauth_poly1305_state()
+        withUnsafeBytes(of: &block0.bytes) { k in
+            _ = crypto_onetimeauth_poly1305_init(&state, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        mac = state
         ks = block0
         ksPos = 32
     }
@@ -61,16 +66,7 @@ public struct SecretBoxStream: Sendable {
     public func tag() -> [UInt8] {
         var st = mac
         var out = [UInt8](repeating: 0, count: 16)
-        var last = macBuf
-        let n = macBufCount
-        withUnsafeMutableBytes(of: &last.bytes) { b in
-            if n > 0 {
-                b.storeBytes(of: 1, toByteOffset: n, as: UInt8.self)
-                for i in (n + 1)..<16 { b.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }
-                st.blocks(UnsafeRawPointer(b.baseAddress!), count: 16, padbit: 0)
-            }
-        }
-        out.withUnsafeMutableBytes { st.finish($0.baseAddress!) }
+        out.withUnsafeMutableBufferPointer { _ = crypto_onetimeauth_poly1305_final(&st, $0.baseAddress!) }
         return out
     }
 
@@ -121,42 +117,11 @@ public struct SecretBoxStream: Sendable {
 
     private mutating func absorb(_ p: UnsafeRawBufferPointer) {
         guard let base = p.baseAddress, p.count > 0 else { return }
-        var off = 0
-        let count = p.count
-        if macBufCount > 0 {
-            let n = min(16 - macBufCount, count)
-            let start = macBufCount
-            withUnsafeMutableBytes(of: &macBuf.bytes) { b in
-                b.baseAddress!.advanced(by: start).copyMemory(from: base, byteCount: n)
-            }
-            macBufCount += n
-            off = n
-            if macBufCount == 16 {
-                withUnsafeBytes(of: &macBuf.bytes) { mac.blocks($0.baseAddress!, count: 16, padbit: 1) }
-                macBufCount = 0
-            }
-        }
-        let whole = (count - off) & ~15
-        if whole > 0 {
-            mac.blocks(base + off, count: whole, padbit: 1)
-            off += whole
-        }
-        if off < count {
-            let n = count - off
-            withUnsafeMutableBytes(of: &macBuf.bytes) { b in
-                b.baseAddress!.copyMemory(from: base + off, byteCount: n)
-            }
-            macBufCount = n
-        }
+        _ = crypto_onetimeauth_poly1305_update(&mac, base.assumingMemoryBound(to: UInt8.self), UInt64(p.count))
     }
 }
 
 /// 64 bytes of keystream kept inline (no heap allocation per stream).
 struct KeystreamBlock: Sendable {
     var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-}
-
-/// A partial Poly1305 block kept inline.
-struct MacBlock: Sendable {
-    var bytes: (UInt64, UInt64) = (0, 0)
 }

@@ -1,4 +1,3 @@
-import Crypto
 import SimplexFoundation
 
 /// XFTP file encryption (`Simplex.FileTransfer.Crypto`): one secretbox stream over
@@ -8,7 +7,9 @@ public enum FileEncryption {
     public static let authTagSize = 16
     /// The 8-byte length prefix (`fileSizeLen`).
     public static let lengthSize = 8
-    static let ioBlock = 65536
+    /// Read and write size of file passes: below the 128 KB mmap threshold (see MemoryTuning), so
+    /// the buffers come from the heap instead of fresh zeroed pages each time.
+    static let ioBlock = 65_536
 
     /// What encrypting a file produced: sizes, digests and where each chunk lies.
     public struct EncryptedFile: Sendable {
@@ -21,8 +22,30 @@ public enum FileEncryption {
     /// Encrypts `sourcePath` to `encryptedPath` the way the reference agent prepares an upload:
     /// the header carries `fileName`, chunk sizes come from `XFTPChunkSizes.prepare` (or one chunk
     /// for a redirect description), and chunk digests (SHA-256) are computed as it writes.
+    /// The chunk sizes `encrypt` will cut the file into (known before encrypting, so uploads can
+    /// be planned while it runs).
+    public static func chunkSizes(sourcePath: String, fileName: String, singleChunk: Bool = false) throws(XFTPFileError) -> [UInt32] {
+        guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
+        guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
+        let header: [UInt8]
+        do {
+            header = try FileHeader(fileName: fileName).encoded()
+        } catch {
+            throw .invalidHeader("file name too long")
+        }
+        let payloadSize = Int64(header.count) + fileSize + Int64(lengthSize + authTagSize)
+        if singleChunk {
+            guard let s = XFTPChunkSizes.singleChunkSize(payloadSize) else { throw .size }
+            return [s]
+        }
+        return XFTPChunkSizes.prepare(payloadSize)
+    }
+
+    /// `onChunk(index, digest)` is called as soon as each chunk is completely written, so it can
+    /// be uploaded while the rest is encrypted.
     public static func encrypt(
-        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false
+        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false,
+        onChunk: @escaping (Int, [UInt8]) -> Void = { _, _ in }
     ) throws(XFTPFileError) -> EncryptedFile {
         guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
         guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
@@ -44,7 +67,7 @@ public enum FileEncryption {
         let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
         let src = try PosixFile(path: sourcePath, mode: .read)
         let dst = try PosixFile(path: encryptedPath, mode: .create)
-        var writer = ChunkedWriter(file: dst, sizes: sizes)
+        var writer = ChunkedWriter(file: dst, sizes: sizes, onChunk: onChunk)
         var sb: SecretBoxStream
         do {
             sb = try SecretBoxStream(secret: key, nonce: nonce)
@@ -72,91 +95,38 @@ public enum FileEncryption {
         }
         try writer.write(sb.tag())
         let chunkDigests = writer.finish()
-        let fileDigest = writer.fileHash
         return EncryptedFile(
-            encryptedSize: encSize, digest: Array(fileDigest.finalize()),
+            encryptedSize: encSize, digest: writer.fileHash.finalize(),
             chunks: zip(XFTPChunkSizes.offsets(sizes), chunkDigests).map { ($0.offset, $0.size, $1) })
     }
 
     /// Decrypts the downloaded chunk files (in order) of a file of `encryptedSize` bytes. The
     /// header's name is given to `destination`, which returns the path to write; nothing is left
-    /// at that path unless the tag verifies.
+    /// at that path unless the tag verifies and, when `digest` is given, the SHA-512 of the whole
+    /// encrypted file equals it (checked in the same pass: the file is read once).
     public static func decrypt(
-        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8],
-        destination: (FileHeader) throws -> String
+        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]? = nil,
+        destination: @escaping (FileHeader) throws -> String
     ) throws(XFTPFileError) -> (header: FileHeader, path: String) {
         guard !chunkPaths.isEmpty else { throw .invalidHeader("empty") }
-        guard encryptedSize >= Int64(authTagSize + lengthSize) else { throw .invalidHeader("encrypted file too small") }
-        var reader = try ChunkedReader(paths: chunkPaths)
-        var sb: SecretBoxStream
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
-        }
-        var cipherLeft = encryptedSize - Int64(authTagSize)
-        func next(_ max: Int) throws(XFTPFileError) -> [UInt8] {
-            let n = Int(min(Int64(max), cipherLeft))
-            let c = try reader.read(exactly: n)
-            cipherLeft -= Int64(n)
-            return sb.decrypt(c)
-        }
-        // The length prefix and (within the first KB) the header.
-        var first = try next(lengthSize + 1024)
-        var ld = SMPDecoder(first.prefix(lengthSize))
-        guard first.count >= lengthSize, let len = try? ld.int64(), len >= 0 else { throw .invalidHeader("length") }
-        guard len <= encryptedSize - Int64(authTagSize + lengthSize) else { throw .invalidHeader("length exceeds file") }
-        first.removeFirst(lengthSize)
-        let hdrArea = Array(first.prefix(Int(min(len, Int64(first.count)))))
-        let header: FileHeader, used: Int
-        do {
-            (header, used) = try FileHeader.decode(prefixOf: hdrArea)
-        } catch {
-            throw .invalidHeader("\(error)")
-        }
-        let path: String
-        do {
-            path = try destination(header)
-        } catch {
-            throw .io("destination: \(error)")
-        }
-        let out = try PosixFile(path: path, mode: .create)
-        var contentLeft = len - Int64(used)
-        do throws(XFTPFileError) {
-            let firstContent = Array(first[used...].prefix(Int(min(contentLeft, Int64(first.count - used)))))
-            try out.write(firstContent)
-            contentLeft -= Int64(firstContent.count)
-            while cipherLeft > 0 {
-                let plain = try next(ioBlock)
-                if contentLeft > 0 {
-                    let take = Int(min(contentLeft, Int64(plain.count)))
-                    try out.write(take == plain.count ? plain : Array(plain[0..<take]))
-                    contentLeft -= Int64(take)
-                }
-            }
-            let tag = try reader.read(exactly: authTagSize)
-            guard try reader.read(max: 1).isEmpty else { throw XFTPFileError.invalidHeader("chunks longer than the file") }
-            guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
-        } catch {
-            PosixFile.remove(path)
-            throw error
-        }
-        return (header, path)
+        let d = try FileDecryptor(encryptedSize: encryptedSize, key: key, nonce: nonce, digest: digest, destination: destination)
+        for p in chunkPaths { try d.feed(chunkPath: p) }
+        return try d.finish()
     }
 
     /// SHA-256 of `size` bytes at `offset` of a file (`getChunkDigest`).
     public static func chunkDigest(path: String, offset: Int64 = 0, size: Int64) throws(XFTPFileError) -> [UInt8] {
         let f = try PosixFile(path: path, mode: .read)
         try f.seek(to: offset)
-        var h = SHA256()
+        let h = StreamDigest(.sha256)
         var left = size
         while left > 0 {
             let b = try f.read(max: Int(min(left, Int64(ioBlock))))
             guard !b.isEmpty else { throw .io("\(path): unexpected end of file") }
-            h.update(data: b)
+            h.update(b)
             left -= Int64(b.count)
         }
-        return Array(h.finalize())
+        return h.finalize()
     }
 }
 
@@ -166,29 +136,31 @@ struct ChunkedWriter {
     let sizes: [UInt32]
     var index = 0
     var inChunk: Int64 = 0
-    var chunkHash = SHA256()
-    var fileHash = SHA512()
+    let chunkHash = StreamDigest(.sha256)
+    let fileHash = StreamDigest(.sha512)
     var digests: [[UInt8]] = []
+    let onChunk: (Int, [UInt8]) -> Void
 
-    init(file: PosixFile, sizes: [UInt32]) {
+    init(file: PosixFile, sizes: [UInt32], onChunk: @escaping (Int, [UInt8]) -> Void) {
         self.file = file
         self.sizes = sizes
+        self.onChunk = onChunk
     }
 
     mutating func write(_ bytes: [UInt8]) throws(XFTPFileError) {
         try file.write(bytes)
-        fileHash.update(data: bytes)
+        fileHash.update(bytes)
         var off = 0
         while off < bytes.count {
             guard index < sizes.count else { throw .io("encrypted data exceeds chunk sizes") }
             let room = Int64(sizes[index]) - inChunk
             let n = Int(min(room, Int64(bytes.count - off)))
-            bytes.withUnsafeBytes { chunkHash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
+            bytes.withUnsafeBytes { chunkHash.update(UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
             inChunk += Int64(n)
             off += n
             if inChunk == Int64(sizes[index]) {
-                digests.append(Array(chunkHash.finalize()))
-                chunkHash = SHA256()
+                digests.append(chunkHash.finalize())
+                onChunk(index, digests[index])
                 inChunk = 0
                 index += 1
             }
@@ -196,31 +168,4 @@ struct ChunkedWriter {
     }
 
     func finish() -> [[UInt8]] { digests }
-}
-
-/// Reads several chunk files as one stream.
-struct ChunkedReader {
-    var files: [PosixFile]
-    var current = 0
-
-    init(paths: [String]) throws(XFTPFileError) {
-        var fs: [PosixFile] = []
-        for p in paths { fs.append(try PosixFile(path: p, mode: .read)) }
-        files = fs
-    }
-
-    mutating func read(max: Int) throws(XFTPFileError) -> [UInt8] {
-        var out: [UInt8] = []
-        while out.count < max, current < files.count {
-            let b = try files[current].read(max: max - out.count)
-            if b.isEmpty { current += 1 } else { out += b }
-        }
-        return out
-    }
-
-    mutating func read(exactly n: Int) throws(XFTPFileError) -> [UInt8] {
-        let b = try read(max: n)
-        guard b.count == n else { throw .invalidHeader("chunks shorter than the file") }
-        return b
-    }
 }

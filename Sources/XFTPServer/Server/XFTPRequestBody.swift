@@ -1,5 +1,5 @@
 /// The body that follows a command block in an XFTP request (the chunk of FPUT). The transport
-/// hands pieces of it as they arrive; an empty piece means the body ended.
+/// hands it in pieces of at most the size asked for; an empty piece means the body ended.
 public protocol XFTPRequestBody: Sendable {
     mutating func next(max: Int) async throws -> [UInt8]
 }

@@ -224,14 +224,14 @@ public final class XFTPServerCore: Sendable {
         } catch {
             return .fileIO
         }
-        var hash = SHA256()
+        let hash = StreamDigest(.sha256)
         var left = size
         let deadline = Date().addingTimeInterval(TimeInterval(config.fileTimeout))
         while left > 0 {
             if Date() > deadline { return .timeout }
             let piece: [UInt8]
             do {
-                piece = try await body.next(max: 16384)
+                piece = try await body.next(max: 65_536)
             } catch {
                 return .timeout
             }
@@ -241,12 +241,12 @@ public final class XFTPServerCore: Sendable {
             } catch {
                 return .fileIO
             }
-            hash.update(data: piece)
+            hash.update(piece)
             left -= Int64(piece.count)
         }
         if let extra = try? await body.next(max: 1), !extra.isEmpty { return .size }
         if config.fsync { out.sync() }
-        return Array(hash.finalize()) == digest ? nil : .digest
+        return hash.finalize() == digest ? nil : .digest
     }
 
     /// `deleteServerFile_`: the record goes first (logged), then the body file.

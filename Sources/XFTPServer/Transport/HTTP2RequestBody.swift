@@ -10,10 +10,12 @@ struct HTTP2RequestBody: XFTPRequestBody {
 
     struct Timeout: Error {}
 
+    /// Gathers up to `max` bytes (fewer only at the body's end) under one time limit: a timer per
+    /// HTTP/2 frame would cost more than the bytes.
     mutating func next(max: Int) async throws -> [UInt8] {
         let left = deadline.timeIntervalSinceNow
         guard left > 0 else { throw Timeout() }
         let reader = reader
-        return try await withTimeLimit(left, error: Timeout()) { try await reader.next(max: max) }
+        return try await withTimeLimit(left, error: Timeout()) { try await reader.read(upTo: max) }
     }
 }

@@ -103,7 +103,7 @@ struct XFTPRequestHandler: Sendable {
         try await writer.data(reply.block)
         while true {
             // A chunk that cannot be read ends the stream early; the client sees a short body.
-            let piece = try file.next(max: 16384)
+            let piece = try file.next(max: 65_536)
             if piece.isEmpty { break }
             try await writer.data(piece)
         }

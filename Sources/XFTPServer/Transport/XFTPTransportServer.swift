@@ -142,6 +142,9 @@ final class HTTP2AfterTLSHandler: ChannelInboundHandler, RemovableChannelHandler
                     HTTP2Setting(parameter: .initialWindowSize, value: window),
                     HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
                 ]
+                // The connection window holds several streams' windows: with the HTTP/2 default
+                // (64 KB) parallel chunks would wait on each other's WINDOW_UPDATEs.
+                conn.targetWindowSize = window * 8
                 var streamConf = NIOHTTP2Handler.StreamConfiguration()
                 streamConf.targetWindowSize = window
                 _ = try context.pipeline.syncOperations.configureHTTP2Pipeline(

@@ -38,6 +38,9 @@ struct SndMessageRecord: AgentRecord {
     var createdAt: Double
     /// The queue it must go to (QTEST: the new queue of a switch); nil = the connection's current queue.
     var sndQueueId: Int64? = nil
+    /// A user message's envelope in its prepared form (`PreparedEnvelope`), used when `envelope`
+    /// is nil; cleared once the relay accepted it.
+    var prepared: Data? = nil
 }
 
 /// A received user message, kept until the layer above acknowledges it (and after, for dedup).

@@ -94,6 +94,7 @@ extension SndMessageRecord {
         status = SndMessageStatus(rawValue: row[6]) ?? .pending
         createdAt = row[7]
         sndQueueId = row[8]
+        prepared = row[9]
     }
 
     func encode(to c: inout PersistenceContainer) throws {
@@ -106,6 +107,7 @@ extension SndMessageRecord {
         c["status"] = status.rawValue
         c["created_at"] = createdAt
         c["snd_queue_id"] = sndQueueId
+        c["prepared"] = prepared
     }
 }
 

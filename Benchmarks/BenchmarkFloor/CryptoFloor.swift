@@ -8,22 +8,30 @@ import SimplexFoundation
 /// it), timed single-threaded in this process: signatures over the whole transmission, the
 /// relay's crypto_box of the padded MSG body, the store log checksum, and TLS for the blocks.
 /// Dividing the cores by its sum gives a ceiling for deliveries/s on this machine.
-enum CryptoFloor {
-    struct Item {
-        let name: String
-        let micros: Double
+public enum CryptoFloor {
+    public struct Item: Sendable {
+        public let name: String
+        public let micros: Double
+        public init(name: String, micros: Double) {
+            self.name = name
+            self.micros = micros
+        }
     }
 
-    struct Result {
-        let items: [Item]
+    public struct Result {
+        public let items: [Item]
         /// The 5 blocks of a delivery through this build's whole transport stack, from the echo
         /// rate (an echo is 2 blocks): shown beside the floor, not part of it.
-        let echoDerivedTransportMicros: Double
-        var totalMicros: Double { items.reduce(0) { $0 + $1.micros } }
-        func ceiling(cores: Int) -> Double { Double(cores) * 1e6 / totalMicros }
+        public let echoDerivedTransportMicros: Double
+        public var totalMicros: Double { items.reduce(0) { $0 + $1.micros } }
+        public func ceiling(cores: Int) -> Double { Double(cores) * 1e6 / totalMicros }
+        public init(items: [Item], echoDerivedTransportMicros: Double) {
+            self.items = items
+            self.echoDerivedTransportMicros = echoDerivedTransportMicros
+        }
     }
 
-    static func measure(bodySize: Int, echoBlocksPerSecond: Double, cores: Int) throws -> Result {
+    public static func measure(bodySize: Int, echoBlocksPerSecond: Double, cores: Int) throws -> Result {
         let sessionId = SecureRandom.bytes(32), corrId = SecureRandom.bytes(24), entity = SecureRandom.bytes(24)
         let body = SecureRandom.bytes(bodySize)
         let sendBody = try SMPCommand.send(flags: MsgFlags(notification: true), body: body).smpEncoded()
@@ -41,20 +49,8 @@ enum CryptoFloor {
         let messageRecord = [UInt8](repeating: 0x4D, count: bodySize + 70), ackRecord = [UInt8](repeating: 0x41, count: 49)
 
         var items: [Item] = []
-        // The best of 5 batches of >= 40 ms: other work on a shared machine only ever adds time.
         func time(_ name: String, _ op: () throws -> Void) rethrows {
-            try op()  // warm up
-            var best = Double.infinity
-            for _ in 0..<5 {
-                var n = 0
-                let start = nowNanos()
-                while nowNanos() - start < 40_000_000 || n < 5 {
-                    try op()
-                    n += 1
-                }
-                best = min(best, Double(nowNanos() - start) / 1e3 / Double(n))
-            }
-            items.append(Item(name: name, micros: best))
+            items.append(Item(name: name, micros: try bestMicros(op)))
         }
         try time("client: Ed25519 sign SEND (\(sendAuthorized.count) B)") { _ = try senderKey.sign(sendAuthorized) }
         time("relay: Ed25519 verify SEND") { precondition(senderPub.isValidSignature(sendSig, for: sendAuthorized)) }
@@ -93,14 +89,14 @@ enum CryptoFloor {
 
 /// ChaCha20-Poly1305 as a TLS 1.3 record layer uses it (OpenSSL EVP, the library our TLS runs
 /// on), for the floor: one seal and one open of a 16 KB record.
-final class TLSRecordCipher {
+public final class TLSRecordCipher {
     private let ctx: OpaquePointer
     private let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(12)
     private var sealed: [UInt8]
     private var opened: [UInt8]
     private var tag = [UInt8](repeating: 0, count: 16)
 
-    init() throws {
+    public init() throws {
         guard let c = EVP_CIPHER_CTX_new() else { throw CryptoError.badLength("EVP_CIPHER_CTX_new") }
         ctx = c
         sealed = [UInt8](repeating: 0, count: TransportBlock.size + 32)
@@ -109,7 +105,7 @@ final class TLSRecordCipher {
 
     deinit { EVP_CIPHER_CTX_free(ctx) }
 
-    func sealAndOpen(_ record: [UInt8]) {
+    public func sealAndOpen(_ record: [UInt8]) {
         var n: Int32 = 0
         var len: Int32 = 0
         sealed.withUnsafeMutableBufferPointer { out in
@@ -127,4 +123,35 @@ final class TLSRecordCipher {
         }
         precondition(ok)
     }
+}
+
+extension CryptoFloor {
+    /// Microseconds per call of `op`: the best of 5 batches of >= 40 ms (other work on a shared
+    /// machine only ever adds time).
+    public static func bestMicros(_ op: () throws -> Void) rethrows -> Double {
+        try op()  // warm up
+        var best = Double.infinity
+        for _ in 0..<5 {
+            var n = 0
+            let start = floorNanos()
+            while floorNanos() - start < 40_000_000 || n < 5 {
+                try op()
+                n += 1
+            }
+            best = min(best, Double(floorNanos() - start) / 1e3 / Double(n))
+        }
+        return best
+    }
+}
+
+/// Monotonic nanoseconds, for the timings above.
+func floorNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// User + system CPU time of this process (all threads), in microseconds: unlike a rate, it
+/// hardly moves when other work shares the machine.
+public func processCPUMicros() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func micros(_ t: timeval) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
 }

@@ -1,0 +1,145 @@
+import SimplexFoundation
+
+/// Decrypts an XFTP file fed chunk by chunk in order (`decryptChunks` of the reference, made
+/// incremental): a download can decrypt chunk 1..k while chunk k+1 is still arriving. The header's
+/// name is given to `destination` once the header is read; nothing is left at that path unless the
+/// whole file was fed, its tag verifies and, when `digest` is given, the SHA-512 of the whole
+/// encrypted file equals it. Used by one task at a time.
+public final class FileDecryptor {
+    private var sb: SecretBoxStream
+    private let fileHash: StreamDigest?
+    private let digest: [UInt8]?
+    private let encryptedSize: Int64
+    private let destination: (FileHeader) throws -> String
+    /// Encrypted bytes fed so far.
+    private var fed: Int64 = 0
+    /// Plaintext kept until the length and header can be read.
+    private var headerArea: [UInt8] = []
+    private var out: PosixFile?
+    private var contentLeft: Int64 = 0
+    private var tag: [UInt8] = []
+    public private(set) var header: FileHeader?
+    public private(set) var path: String?
+
+    public init(encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]? = nil,
+                destination: @escaping (FileHeader) throws -> String) throws(XFTPFileError) {
+        guard encryptedSize >= Int64(FileEncryption.authTagSize + FileEncryption.lengthSize) else {
+            throw .invalidHeader("encrypted file too small")
+        }
+        do {
+            sb = try SecretBoxStream(secret: key, nonce: nonce)
+        } catch {
+            throw .crypto("\(error)")
+        }
+        self.encryptedSize = encryptedSize
+        self.digest = digest
+        fileHash = digest.map { _ in StreamDigest(.sha512) }
+        self.destination = destination
+    }
+
+    private var cipherSize: Int64 { encryptedSize - Int64(FileEncryption.authTagSize) }
+
+    /// Feeds the next chunk file, read in large pieces. On an error the output is removed.
+    public func feed(chunkPath: String) throws(XFTPFileError) {
+        do throws(XFTPFileError) {
+            let f = try PosixFile(path: chunkPath, mode: .read)
+            while true {
+                var piece = try f.read(max: FileEncryption.ioBlock)
+                if piece.isEmpty { break }
+                try feed(&piece)
+            }
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    /// Feeds the next encrypted bytes (decrypted in place).
+    public func feed(_ bytes: inout [UInt8]) throws(XFTPFileError) {
+        guard fed + Int64(bytes.count) <= encryptedSize else { throw .invalidHeader("chunks longer than the file") }
+        let cipherCount = Int(max(0, min(Int64(bytes.count), cipherSize - fed)))
+        fed += Int64(bytes.count)
+        var failure: XFTPFileError?
+        bytes.withUnsafeMutableBytes { (p: UnsafeMutableRawBufferPointer) in
+            fileHash?.update(UnsafeRawBufferPointer(p))
+            if cipherCount < p.count { tag += UnsafeRawBufferPointer(rebasing: p[cipherCount...]) }
+            guard cipherCount > 0 else { return }
+            let cipher = UnsafeMutableRawBufferPointer(rebasing: p[0..<cipherCount])
+            sb.decrypt(inPlace: cipher)
+            do throws(XFTPFileError) { try plaintext(UnsafeRawBufferPointer(cipher)) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private func plaintext(_ p: UnsafeRawBufferPointer) throws(XFTPFileError) {
+        guard let out else {
+            headerArea += p
+            // The length prefix and (within the first KB) the header, as the reference reads them.
+            let needed = Int(min(Int64(FileEncryption.lengthSize + 1024), cipherSize))
+            if headerArea.count >= needed { try openOutput() }
+            return
+        }
+        guard contentLeft > 0 else { return }  // '#' padding
+        let take = Int(min(contentLeft, Int64(p.count)))
+        try out.write(Array(UnsafeRawBufferPointer(rebasing: p[0..<take])))
+        contentLeft -= Int64(take)
+    }
+
+    private func openOutput() throws(XFTPFileError) {
+        let n = FileEncryption.lengthSize
+        var ld = SMPDecoder(headerArea.prefix(n))
+        guard headerArea.count >= n, let len = try? ld.int64(), len >= 0 else { throw .invalidHeader("length") }
+        guard len <= encryptedSize - Int64(FileEncryption.authTagSize + n) else { throw .invalidHeader("length exceeds file") }
+        let area = Array(headerArea[n...])
+        let hdrArea = Array(area.prefix(Int(min(len, Int64(area.count)))))
+        let used: Int
+        do {
+            let (h, u) = try FileHeader.decode(prefixOf: hdrArea)
+            header = h
+            used = u
+        } catch {
+            throw .invalidHeader("\(error)")
+        }
+        let target: String
+        do {
+            target = try destination(header!)
+        } catch {
+            throw .io("destination: \(error)")
+        }
+        let file = try PosixFile(path: target, mode: .create)
+        out = file
+        path = target
+        contentLeft = len - Int64(used)
+        headerArea = []
+        try plaintextAfterHeader(Array(area[used...]))
+    }
+
+    private func plaintextAfterHeader(_ rest: [UInt8]) throws(XFTPFileError) {
+        var failure: XFTPFileError?
+        rest.withUnsafeBytes { p in
+            do throws(XFTPFileError) { try plaintext(p) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Checks the whole file was fed, the digest and the tag; returns the header and the path.
+    public func finish() throws(XFTPFileError) -> (header: FileHeader, path: String) {
+        do throws(XFTPFileError) {
+            guard fed == encryptedSize, tag.count == FileEncryption.authTagSize else { throw .invalidHeader("chunks shorter than the file") }
+            guard let header, let path else { throw .invalidHeader("no header") }
+            if let fileHash, let digest, fileHash.finalize() != digest { throw .digest }
+            guard sb.verify(tag: tag) else { throw .invalidAuthTag }
+            out = nil
+            return (header, path)
+        } catch {
+            abort()
+            throw error
+        }
+    }
+
+    /// Stops and removes what was written.
+    public func abort() {
+        out = nil
+        if let path { PosixFile.remove(path) }
+    }
+}
