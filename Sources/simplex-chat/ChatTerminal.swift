@@ -37,6 +37,8 @@ actor ChatTerminal {
           \\ @<name>                     delete your last message to <name> for everyone
           /react @<name> <emoji>        react to the last message from <name>
           /sync @<name> [force=on]      re-synchronize encryption with <name> (after decryption errors)
+          /code @<name>                 show the security code of the connection with <name>
+          /verify @<name> [<code>]      mark the connection verified if <code> is its code (no code: unverify)
           /switch @<name>               move your receiving queue for <name> to a new one (/abort_switch to stop)
 
         Other commands:

@@ -1,4 +1,5 @@
 import Foundation
+import SimplexFoundation
 import Testing
 
 @testable import ChatCore
@@ -84,6 +85,10 @@ private func sentItemId(_ r: ChatResponse) -> Int64? {
             try await t.alice.run(.apiSendMessages(sendRef: .group(t.g), liveMessage: false, ttl: nil,
                                                    composedMessages: text("a2 replies", quoting: b1AtAlice.chatItem.meta.itemId)))
             try await t.bob.next("a2", item("a2 replies"))
+            // A message deleted for everyone is not part of the history.
+            let oops = try await t.alice.run(.apiSendMessages(sendRef: .group(t.g), liveMessage: false, ttl: nil, composedMessages: text("oops")))
+            try await t.bob.next("oops", item("oops"))
+            try await t.alice.run(.apiDeleteChatItem(chatRef: .group(t.g), chatItemIds: [try #require(sentItemId(oops))], deleteMode: .broadcast))
 
             _ = try await carolJoins(t)
             // In the order they were sent, as received items of their authors, then the welcome.
@@ -108,6 +113,9 @@ private func sentItemId(_ r: ChatResponse) -> Int64? {
             try await t.bob.run(.apiSendMessages(sendRef: .group(t.bg), liveMessage: false, ttl: nil, composedMessages: text("hi carol")))
             let hi = try await t.carol.next("hi", timeout: 20, item("hi carol"))
             #expect(author(hi) == "bob")
+            #expect(!t.carol.events.contains { e in
+                ((e["chatItems"] as? [[String: Any]]) ?? []).contains { (($0["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String == "oops" }
+            }, "deleted items are not in the history")
         }
     }
 
@@ -132,5 +140,78 @@ private func sentItemId(_ r: ChatResponse) -> Int64? {
                 ((e["chatItems"] as? [[String: Any]]) ?? []).contains { (($0["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String == "before carol" }
             }, "no history with the preference off")
         }
+    }
+
+    /// Files in the history: the new member gets each file offer with a description it can
+    /// download with (the host's own upload and a file the host received), and both download.
+    @Test func filesInTheHistoryCanBeDownloaded() async throws {
+        let dir = NSTemporaryDirectory() + "chat-history-files-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
+        func fileClient(_ name: String) async throws -> (Client, String) {
+            let folder = dir + "/\(name)-files"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let c = try await Client(name, dir: dir, server: server) { config in
+                config.filesFolder = folder
+                config.defaultXFTPServers = [xftp.address]
+            }
+            return (c, folder)
+        }
+        func connect(_ a: Client, _ b: Client) async throws -> Int64 {
+            let inv = try await a.cmd("/_connect 1")
+            let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+            try await b.cmd("/connect \(link)")
+            let ea = try await a.event("contactConnected", timeout: 30)
+            try await b.event("contactConnected", timeout: 30)
+            return try #require(contactId(ea))
+        }
+        func fileOf(_ e: [String: Any]) -> [String: Any]? { firstItem(e)?["file"] as? [String: Any] }
+        let (alice, aliceFiles) = try await fileClient("alice")
+        let (bob, bobFiles) = try await fileClient("bob")
+        let (carol, carolFiles) = try await fileClient("carol")
+        let bobId = try await connect(alice, bob)
+        let carolId = try await connect(alice, carol)
+        let created = try await alice.cmd(#"/_group 1 {"displayName":"team","fullName":""}"#)
+        let g = try #require(((created["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await alice.cmd("/_add #\(g) \(bobId) member")
+        let inv = try await bob.event("receivedGroupInvitation")
+        let bg = try #require(((inv["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await bob.cmd("/_join #\(bg)")
+        try await alice.event("joinedGroupMember", timeout: 30)
+        try await bob.event("userJoinedGroup", timeout: 30)
+
+        // Alice's own file, and one from Bob that Alice only has the description of.
+        let aliceBytes = SecureRandom.bytes(70_000), bobBytes = SecureRandom.bytes(50_000)
+        try Data(aliceBytes).write(to: URL(fileURLWithPath: aliceFiles + "/a.bin"))
+        try Data(bobBytes).write(to: URL(fileURLWithPath: bobFiles + "/b.bin"))
+        try await alice.cmd("/_send #\(g) json " + #"[{"fileSource":{"filePath":"a.bin"},"msgContent":{"type":"file","text":""}}]"#)
+        try await alice.event("sndFileCompleteXFTP", timeout: 60)
+        try await bob.event("rcvFileDescrReady", timeout: 60)
+        try await bob.cmd("/_send #\(bg) json " + #"[{"fileSource":{"filePath":"b.bin"},"msgContent":{"type":"file","text":"from bob"}}]"#)
+        try await bob.event("sndFileCompleteXFTP", timeout: 60)
+        try await alice.event("rcvFileDescrReady", timeout: 60)
+
+        try await alice.cmd("/_add #\(g) \(carolId) member")
+        let cinv = try await carol.event("receivedGroupInvitation")
+        let cg = try #require(((cinv["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await carol.cmd("/_join #\(cg)")
+        for (name, bytes) in [("a.bin", aliceBytes), ("b.bin", bobBytes)] {
+            let offer = try await carol.event("newChatItems", timeout: 30) { fileOf($0)?["fileName"] as? String == name }
+            let fid = try #require((fileOf(offer)?["fileId"] as? NSNumber)?.int64Value)
+            try await carol.event("rcvFileDescrReady", timeout: 30) { e in
+                (((e["chatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["file"] as? [String: Any])?["fileId"] as? NSNumber == NSNumber(value: fid)
+            }
+            try await carol.cmd("/freceive \(fid)")
+            let done = try await carol.event("rcvFileComplete", timeout: 60)
+            let path = try #require(((((done["chatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["file"] as? [String: Any])?["fileSource"] as? [String: Any])?["filePath"] as? String)
+            #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path.hasPrefix("/") ? path : carolFiles + "/" + path))) == bytes)
+        }
+
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+        await xftp.stop()
+        await relay.shutdown()
     }
 }

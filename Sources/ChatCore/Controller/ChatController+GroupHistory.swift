@@ -19,7 +19,7 @@ extension ChatController {
         let rows = try store.read { db in try db.groupHistoryRows(groupId: g.groupId, groupMemberId: m.groupMemberId, count: Self.groupHistoryCount) }
         for r in rows {
             do {
-                if let e = try historyEvent(g, r) { events.append(e) }
+                events += try historyEvents(g, r)
             } catch {
                 errors.append(error)
             }
@@ -31,16 +31,30 @@ extension ChatController {
         try await sendToMember(m.groupMemberId, events)
     }
 
-    /// One history item as simplex-chat's `itemForwardEvents`: the message content (with its quote
-    /// and timer) in a chat message with the author's version range and the item's shared ID,
-    /// forwarded in the author's name at the item's time. Nil for items not sent: content without
-    /// text, or an author blocked by an admin.
-    private func historyEvent(_ g: GroupInfo, _ r: Row) throws(ChatError) -> ChatMsgEvent? {
+    /// simplex-chat `rcvFilesTTL`: older files are gone from the XFTP servers, so not offered.
+    static let historyFilesTTL: Double = 2 * 86400
+
+    /// One history item as simplex-chat's `itemForwardEvents`: the message content (with its quote,
+    /// timer and file) in a chat message with the author's version range and the item's shared ID,
+    /// then the file's description in x.msg.file.descr parts, each forwarded in the author's name at
+    /// the item's time. Nothing for content without text or file, or an author blocked by an admin.
+    private func historyEvents(_ g: GroupInfo, _ r: Row) throws(ChatError) -> [ChatMsgEvent] {
         let content: MsgContent
-        do { guard let c = try ChatJSON.decode(CIContent.self, from: r["item_content"] as String).msgContent else { return nil }; content = c } catch {
+        do { guard let c = try ChatJSON.decode(CIContent.self, from: r["item_content"] as String).msgContent else { return [] }; content = c } catch {
             throw .error(errorType: .internalError(message: "history item \(r["chat_item_id"] as Int64): \(error)"))
         }
-        guard !content.text.isEmpty, content.tag != "report" else { return nil }
+        guard content.tag != "report" else { return [] }
+        let sharedMsgId = (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }
+        // `invCompleteDescr`: a file not cancelled, not expired, whose description is complete.
+        var file: (FileInvitation, String)?
+        if let fileId = r["file_id"] as Int64?, !(r["file_cancelled"] as Bool? ?? false), sharedMsgId != nil,
+            (r["item_ts"] as Double) >= Self.now - Self.historyFilesTTL,
+            let text = try store.read({ db in try db.historyFileDescription(fileId: fileId, sent: r["file_sent"]) }) {
+            let inv = FileInvitation(fileName: r["file_name"], fileSize: r["file_size"],
+                                     fileDescr: FileDescr(fileDescrText: "", fileDescrPartNo: 0, fileDescrComplete: false))
+            file = (inv, text)
+        }
+        guard file != nil || !content.text.isEmpty else { return [] }
         let sent: Bool = r["item_sent"]
         let author: GroupMember
         let authorRange: VersionRange
@@ -48,21 +62,24 @@ extension ChatController {
             author = g.membership
             authorRange = Self.ourChatVRange
         } else {
-            guard let gmId = r["group_member_id"] as Int64? else { return nil }
+            guard let gmId = r["group_member_id"] as Int64? else { return [] }
             author = try member(gmId)
-            if author.blockedByAdmin { return nil }
+            if author.blockedByAdmin { return [] }
             authorRange = try memberVRange(gmId) ?? ChatProtocolVersion.initialRange
         }
-        guard let authorId = MemberId(base64url: author.memberId) else { return nil }
-        var container = MsgContainer(content: content, ttl: r["timed_ttl"])
+        guard let authorId = MemberId(base64url: author.memberId) else { return [] }
+        var container = MsgContainer(content: content, file: file?.0, ttl: r["timed_ttl"])
         if let quotedContent = r["quoted_content"] as String?, let sentAt = r["quoted_sent_at"] as Double? {
             let quotedMember = (r["quoted_member_id"] as String?).flatMap { MemberId(base64url: $0) }
             let ref = MsgRef(msgId: (r["quoted_shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }, sentAt: Self.ts(sentAt),
                              sent: quotedMember == authorId, memberId: quotedMember)
             if let q = try? ChatJSON.decode(MsgContent.self, from: quotedContent) { container.quote = QuotedMsg(msgRef: ref, content: q) }
         }
-        let msg = ChatMessage(chatVRange: authorRange, msgId: (r["shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) },
-                              event: .msgNew(container))
-        return .grpMsgForward(memberId: authorId, memberName: author.memberProfile.profile.displayName, msg: msg, msgTs: Self.ts(r["item_ts"]))
+        var messages = [ChatMessage(chatVRange: authorRange, msgId: sharedMsgId, event: .msgNew(container))]
+        if let (_, text) = file, let sharedMsgId {
+            messages += Self.splitFileDescr(text).map { ChatMessage(chatVRange: authorRange, event: .msgFileDescr(msgId: sharedMsgId, fileDescr: $0)) }
+        }
+        let ts = Self.ts(r["item_ts"])
+        return messages.map { .grpMsgForward(memberId: authorId, memberName: author.memberProfile.profile.displayName, msg: $0, msgTs: ts) }
     }
 }
