@@ -246,7 +246,9 @@ let package = Package(
             dependencies: [
                 "ChatCore", "SMPAgent", "SMPServer", "SMPTransport", "CZstd", "XFTPServer", "XFTPClient", "XFTPProtocol", "SimplexFoundation",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            // The vendored JTD schema and its overlay, read from the source tree by ChatSchemaTests.
+            exclude: ["Schema"]
         ),
         .testTarget(
             name: "SimpleXChatTests",
