@@ -60,6 +60,10 @@ public enum ChatProtocolVersion {
     public static let groupKnocking: UInt16 = 15
     /// Short link data in links.
     public static let shortLinkData: UInt16 = 16
+    /// simplex-chat's `relayWebCapVersion`: the first version a p2p peer is sent binary bodies
+    /// (`=` batches with `/` signed and `F` forwarded elements); they are parsed from 17. Our range
+    /// stays below it, so peers send us JSON only (see docs/protocol-notes.md).
+    public static let binaryBodies: UInt16 = 18
 
     /// The range assumed for a message without `v`.
     public static let initialRange = VersionRange(initial)
