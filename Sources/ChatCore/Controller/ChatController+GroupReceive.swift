@@ -202,6 +202,26 @@ extension ChatController {
         }
     }
 
+    /// simplex-chat `createNewUnknownGroupMember`: a member known only by ID and the name a forwarding
+    /// host gave (or a name made from the ID), with status `unknown` until announced or introduced.
+    func createUnknownMember(user: User, _ g: GroupInfo, _ memberId: MemberId, name: String?) throws(ChatError) -> GroupMember {
+        let given = name.map(Self.validDisplayName) ?? ""
+        let displayName = given.isEmpty ? Self.nameFromMemberId(memberId) : given
+        let gmId = try store.write { db -> Int64 in
+            let pid = try db.insertContactProfile(userId: user.userId, Profile(displayName: displayName), at: Self.now)
+            return try db.insertGroupMember(
+                groupId: g.groupId, userId: user.userId, memberId: memberId.base64url, role: GroupMemberRole.author.rawValue,
+                category: GroupMemberCategory.pre.rawValue, status: GroupMemberStatus.unknown.rawValue, localDisplayName: displayName,
+                profileId: pid, at: Self.now)
+        }
+        return try member(gmId)
+    }
+
+    /// simplex-chat `nameFromMemberId`: the first 7 characters of the ID in base64.
+    static func nameFromMemberId(_ memberId: MemberId) -> String {
+        String(Data(memberId.bytes).base64EncodedString().prefix(7))
+    }
+
     // MARK: group links
 
     /// REQ on our group link: the requester becomes a member right away (accepted with
@@ -293,7 +313,7 @@ extension ChatController {
         let shared = msg.msgId?.base64url
         let itemTs = forwardedTs ?? Double(meta.brokerTs)
         switch msg.event {
-        case .grpMsgForward(let memberId, _, let inner, let msgTs):
+        case .grpMsgForward(let memberId, let memberName, let inner, let msgTs):
             // simplex-chat `xGrpMsgForward`: only from an admin, about a member we know, and only
             // the events hosts forward; nested forwards are refused.
             guard author == nil else {
@@ -304,15 +324,19 @@ extension ChatController {
                 reportMessageError(g, "x.grp.msg.forward from \(relay.localDisplayName), who is not an admin")
                 return nil
             }
-            guard let memberId, let a = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }),
-                a.groupMemberId != g.membership.groupMemberId else {
-                reportMessageError(g, "x.grp.msg.forward: unknown author")
+            guard let memberId, memberId.base64url != g.membership.memberId else {
+                reportMessageError(g, "x.grp.msg.forward: no author, or the author is us")
                 return nil
             }
             guard inner.event.isForwardedGroupMsg else {
                 reportMessageError(g, "x.grp.msg.forward: unsupported forwarded event \(inner.event.tag)")
                 return nil
             }
+            // An author we were never told about (e.g. one who left before we joined, in the group
+            // history) becomes an unknown member, as simplex-chat's `getCreateUnknownGMByMemberId`.
+            let known = try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }
+            let a: GroupMember
+            if let known { a = known } else { a = try createUnknownMember(user: user, g, memberId, name: memberName) }
             _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
             return nil
         case .msgNew(let container):
@@ -414,10 +438,20 @@ extension ChatController {
     private func memberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
         try checkHostRole(sender, info)
         if info.memberId.base64url == g.membership.memberId { return }
-        if try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
-            return reportMessageError(g, "x.grp.mem.new: member already exists")
+        let gmId: Int64
+        if let existing = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) {
+            // A member first seen as the author of a forwarded message is now announced
+            // (simplex-chat `updateUnknownMemberAnnounced`); any other is a duplicate.
+            guard existing.memberStatus == .unknown else { return reportMessageError(g, "x.grp.mem.new: member already exists") }
+            try updateMemberProfile(existing, info.profile)
+            try store.write { db in
+                try db.setAnnouncedMember(existing.groupMemberId, role: info.memberRole.rawValue, category: GroupMemberCategory.post.rawValue,
+                                          status: GroupMemberStatus.announced.rawValue, invitedBy: sender.groupMemberId, at: Self.now)
+            }
+            gmId = existing.groupMemberId
+        } else {
+            gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         }
-        let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         let m = try member(gmId)
         let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                     content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAdded", fields: .member(groupMemberId: gmId, profile: m.memberProfile.profile))),

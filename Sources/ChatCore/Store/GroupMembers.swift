@@ -46,6 +46,14 @@ extension Database {
         return lastInsertedRowID
     }
 
+    /// An `unknown` member (seen only as a forwarded author) once the host announces it.
+    func setAnnouncedMember(_ groupMemberId: Int64, role: String, category: String, status: String, invitedBy: Int64, at now: Double) throws {
+        try run("""
+            UPDATE group_members SET member_role = ?, member_category = ?, member_status = ?, invited_by_group_member_id = ?, updated_at = ?
+            WHERE group_member_id = ?
+            """, [role, category, status, invitedBy, now, groupMemberId])
+    }
+
     func setMemberStatus(_ groupMemberId: Int64, _ status: String, at now: Double) throws {
         try run("UPDATE group_members SET member_status = ?, updated_at = ? WHERE group_member_id = ?", [status, now, groupMemberId])
     }
