@@ -26,6 +26,11 @@ public final class SMPTransportServer: Sendable {
         public var backlog: Int32
         /// Bound on inbound bytes buffered while a block is incomplete.
         public var maximumBufferSize: Int
+        /// Size of each socket read of a connection. NIO keeps one receive buffer of this size per
+        /// connection for its whole life (its default adaptive allocator grows it to 16-32 KB
+        /// after the first blocks and never shrinks it for an idle client), so it is most of what
+        /// an idle connection costs; small reads cost no measurable throughput (issue 16).
+        public var receiveBufferSize: Int
         /// Told about every connection dropped during its handshake (for logs and metrics).
         public var onHandshakeFailure: (@Sendable (SMPServerHandshakeFailure, SocketAddress?) -> Void)?
 
@@ -35,6 +40,7 @@ public final class SMPTransportServer: Sendable {
             handshakeTimeout: TimeAmount = .seconds(15),
             backlog: Int32 = 256,
             maximumBufferSize: Int = SMPBlockDecoder.defaultMaximumBufferSize,
+            receiveBufferSize: Int = 2048,
             onHandshakeFailure: (@Sendable (SMPServerHandshakeFailure, SocketAddress?) -> Void)? = nil
         ) {
             self.versions = versions
@@ -42,6 +48,7 @@ public final class SMPTransportServer: Sendable {
             self.handshakeTimeout = handshakeTimeout
             self.backlog = backlog
             self.maximumBufferSize = maximumBufferSize
+            self.receiveBufferSize = receiveBufferSize
             self.onHandshakeFailure = onHandshakeFailure
         }
     }
@@ -80,6 +87,7 @@ public final class SMPTransportServer: Sendable {
             .serverChannelOption(.backlog, value: configuration.backlog)
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: configuration.receiveBufferSize))
             .childChannelInitializer { channel in
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
