@@ -26,11 +26,6 @@ public final class SMPTransportServer: Sendable {
         public var backlog: Int32
         /// Bound on inbound bytes buffered while a block is incomplete.
         public var maximumBufferSize: Int
-        /// Size of each socket read of a connection. NIO keeps one receive buffer of this size per
-        /// connection for its whole life (its default adaptive allocator grows it to 16-32 KB
-        /// after the first blocks and never shrinks it for an idle client), so it is most of what
-        /// an idle connection costs; small reads cost no measurable throughput (issue 16).
-        public var receiveBufferSize: Int
         /// Told about every connection dropped during its handshake (for logs and metrics).
         public var onHandshakeFailure: (@Sendable (SMPServerHandshakeFailure, SocketAddress?) -> Void)?
 
@@ -40,7 +35,6 @@ public final class SMPTransportServer: Sendable {
             handshakeTimeout: TimeAmount = .seconds(15),
             backlog: Int32 = 256,
             maximumBufferSize: Int = SMPBlockDecoder.defaultMaximumBufferSize,
-            receiveBufferSize: Int = 2048,
             onHandshakeFailure: (@Sendable (SMPServerHandshakeFailure, SocketAddress?) -> Void)? = nil
         ) {
             self.versions = versions
@@ -48,7 +42,6 @@ public final class SMPTransportServer: Sendable {
             self.handshakeTimeout = handshakeTimeout
             self.backlog = backlog
             self.maximumBufferSize = maximumBufferSize
-            self.receiveBufferSize = receiveBufferSize
             self.onHandshakeFailure = onHandshakeFailure
         }
     }
@@ -87,7 +80,10 @@ public final class SMPTransportServer: Sendable {
             .serverChannelOption(.backlog, value: configuration.backlog)
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: configuration.receiveBufferSize))
+            // One socket read per readiness into a fresh, adaptively sized buffer: NIO keeps no
+            // large receive buffer for an idle connection (see IdleFriendlyRecvAllocator).
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.recvAllocator, value: IdleFriendlyRecvAllocator())
             .childChannelInitializer { channel in
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
