@@ -80,6 +80,10 @@ public final class SMPTransportServer: Sendable {
             .serverChannelOption(.backlog, value: configuration.backlog)
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // One socket read per readiness into a fresh, adaptively sized buffer: NIO keeps no
+            // large receive buffer for an idle connection (see IdleFriendlyRecvAllocator).
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.recvAllocator, value: IdleFriendlyRecvAllocator())
             .childChannelInitializer { channel in
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
