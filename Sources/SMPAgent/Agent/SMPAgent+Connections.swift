@@ -231,7 +231,7 @@ extension SMPAgent {
     public func allowConnection(connId: String, confirmationId: String, connInfo: [UInt8]) async throws(AgentError) {
         let (conn, conf, rq) = try store.read { db in
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
-            guard let conf = try ConfirmationRecord.fetchOne(db, key: confirmationId), conf.connId == connId else {
+            guard let conf = try db.confirmation(confirmationId), conf.connId == connId else {
                 throw AgentError.connection(.notFound, "confirmation \(confirmationId)")
             }
             guard conn.status == .confirmed, !conf.accepted else { throw AgentError.command(.prohibited, "connection is \(conn.status)") }
@@ -293,7 +293,7 @@ extension SMPAgent {
     /// Accepts a request from our contact address: joins the requester's invitation.
     public func acceptContact(invitationId: String, connInfo: [UInt8], pqSupport: Bool? = nil) async throws(AgentError) -> String {
         let (inv, userId) = try store.read { db in
-            guard let inv = try InvitationRecord.fetchOne(db, key: invitationId), !inv.accepted else {
+            guard let inv = try db.invitation(invitationId), !inv.accepted else {
                 throw AgentError.connection(.notFound, "invitation \(invitationId)")
             }
             let userId = try db.connectionUserId(inv.contactConnId) ?? 1
@@ -330,7 +330,7 @@ extension SMPAgent {
         }
         let rqs = try store.read { db in
             guard try ConnectionRecord.exists(db, key: connId) else { throw AgentError.connection(.notFound, connId) }
-            return try RcvQueueRecord.filter(Column("conn_id") == connId).fetchAll(db)
+            return try db.rcvQueues(connId)
         }
         if let w = workers.removeValue(forKey: connId) { w.task.cancel(); w.wakeup.finish() }
         for rq in rqs {
@@ -399,7 +399,7 @@ extension SMPAgent {
 
     func loadRatchet(_ connId: String) throws(AgentError) -> PQRatchet {
         if let r = ratchetCache[connId] { return r }
-        let data = try store.read { db in try RatchetRecord.fetchOne(db, key: connId)?.ratchetState }
+        let data = try store.read { db in try db.ratchetRecord(connId)?.ratchetState }
         guard let data else { throw .internalError("no ratchet for \(connId)") }
         do {
             let r = try PQRatchet(serialized: [UInt8](data))

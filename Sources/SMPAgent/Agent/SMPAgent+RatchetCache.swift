@@ -25,7 +25,7 @@ extension SMPAgent {
     /// The connection's ratchet as of this transaction.
     func ratchet(in db: Database, _ connId: String) throws -> PQRatchet {
         if let r = ratchetPending[connId] ?? ratchetCache[connId] { return r }
-        guard let state = try RatchetRecord.fetchOne(db, key: connId)?.ratchetState else {
+        guard let state = try db.ratchetRecord(connId)?.ratchetState else {
             throw AgentError.internalError("no ratchet for \(connId)")
         }
         let r = try PQRatchet(serialized: [UInt8](state))

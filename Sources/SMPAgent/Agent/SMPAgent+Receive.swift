@@ -111,7 +111,7 @@ extension SMPAgent {
             throw .internalError("bad stored server \(rq.server)")
         }
         let queued = try write { db -> Bool in
-            guard try SndQueueRecord.filter(Column("conn_id") == rq.connId).fetchCount(db) > 0 else { return false }
+            guard try db.hasSndQueue(rq.connId) else { return false }
             _ = try self.enqueue(db, connId: rq.connId, .aQcont(address), type: .queueContinue)
             return true
         }
@@ -149,7 +149,7 @@ extension SMPAgent {
     private func confirmation(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, senderDh: X25519PublicKey, privHeader: PrivHeader,
                               e2eParams: E2ERatchetParams?, enc: [UInt8]) throws(AgentError) -> Outcome {
         let (conn, ratchetRecord) = try store.read { db in
-            (try db.connectionRecord(rq.connId), try RatchetRecord.fetchOne(db, key: rq.connId))
+            (try db.connectionRecord(rq.connId), try db.ratchetRecord(rq.connId))
         }
         guard let conn, rq.status == .new else {
             // A repeated confirmation (the sender retried): already handled.
@@ -233,7 +233,7 @@ extension SMPAgent {
     /// Retried on start when a previous attempt did not finish.
     func secureAndHello(connId: String) async {
         guard let rq = try? store.read({ db in
-            try RcvQueueRecord.filter(Column("conn_id") == connId && Column("status") == QueueStatus.confirmed.rawValue).fetchOne(db)
+            try db.confirmedRcvQueue(connId)
         }), let k = rq.sndKey else { return }
         do {
             let senderKey = try AnyPublicKey(x509Encoded: [UInt8](k), allowing: AnyPublicKey.authAlgorithms)

@@ -86,7 +86,7 @@ extension SMPAgent {
                 throw error
             }
             try write { db in
-                try db.run("UPDATE inv_short_links SET snd_id = ? WHERE server = ? AND link_id = ?", [Data(senderId), srv, Data(linkId)])
+                try db.setInvShortLinkSenderId(server: srv, linkId: linkId, senderId: senderId)
             }
         case .contact:
             let (linkId, k) = ShortLinkCrypto.contactKeys(linkKey: link.linkKey)
@@ -112,10 +112,10 @@ extension SMPAgent {
     public func setConnShortLink(connId: String, userData: [UInt8]) async throws(AgentError) -> ShortLink {
         let (conn, rq, rec) = try store.read { db -> (ConnectionRecord, RcvQueueRecord, ShortLinkRecord?) in
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
-            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
+            guard let rq = try db.rcvQueues(connId).first else {
                 throw AgentError.command(.prohibited, "setConnShortLink: connection has no receive queue")
             }
-            return (conn, rq, try ShortLinkRecord.fetchOne(db, key: connId))
+            return (conn, rq, try db.shortLinkRecord(connId))
         }
         let mode: ConnectionMode = conn.connMode == "contact" ? .contact : .invitation
         let rkey = try authKey(rq.rcvPrivateKey)
@@ -155,8 +155,8 @@ extension SMPAgent {
     /// itself stays. Deleting the connection deletes its queue and so the link data too.
     public func deleteConnShortLink(connId: String) async throws(AgentError) {
         let rq = try store.read { db -> RcvQueueRecord in
-            guard try ShortLinkRecord.fetchOne(db, key: connId) != nil else { throw AgentError.connection(.notFound, "short link of \(connId)") }
-            guard let rq = try db.one(RcvQueueRecord.self, "SELECT * FROM rcv_queues WHERE conn_id = ?", [connId]) else {
+            guard try db.shortLinkRecord(connId) != nil else { throw AgentError.connection(.notFound, "short link of \(connId)") }
+            guard let rq = try db.rcvQueues(connId).first else {
                 throw AgentError.internalError("no receive queue")
             }
             return rq
@@ -168,7 +168,7 @@ extension SMPAgent {
 
     /// The short link of a connection we own, if it has one.
     public func connShortLink(connId: String) throws(AgentError) -> ShortLink? {
-        let s = try store.read { db in try ShortLinkRecord.fetchOne(db, key: connId)?.shortLink }
+        let s = try store.read { db in try db.shortLinkRecord(connId)?.shortLink }
         guard let s else { return nil }
         do { return try ShortLink(parsing: s) } catch { throw .store("bad stored short link: \(error)") }
     }
@@ -216,19 +216,12 @@ extension SMPAgent {
     /// The sender key for LKEY on an invitation short link: the one used before for the same
     /// link (so resolving again works), else a new one, stored first.
     private func invShortLinkKey(server: String, linkId: [UInt8], linkKey: [UInt8]) throws(AgentError) -> PrivateAuthKey {
-        let existing = try store.read { db -> (Data, Data)? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT link_key, snd_private_key FROM inv_short_links WHERE server = ? AND link_id = ?",
-                                             arguments: [server, Data(linkId)]) else { return nil }
-            return (row[0], row[1])
-        }
+        let existing = try store.read { db in try db.invShortLinkKeys(server: server, linkId: linkId) }
         if let (k, pk) = existing, [UInt8](k) == linkKey { return try authKey(pk) }
         let key: PrivateAuthKey
         do { key = try PrivateAuthKey.generate(.ed25519) } catch { throw .internalError("\(error)") }
         try write { db in
-            try db.run("""
-                INSERT INTO inv_short_links(server, link_id, link_key, snd_private_key) VALUES (?, ?, ?, ?)
-                ON CONFLICT(server, link_id) DO UPDATE SET link_key = excluded.link_key, snd_private_key = excluded.snd_private_key, snd_id = NULL
-                """, [server, Data(linkId), Data(linkKey), Data(key.pkcs8Encoded)])
+            try db.saveInvShortLinkKey(server: server, linkId: linkId, linkKey: linkKey, sndPrivateKey: key.pkcs8Encoded)
         }
         return key
     }
@@ -236,7 +229,7 @@ extension SMPAgent {
     /// The key LKEY secured this invitation queue with, if we resolved it from a short link.
     func invShortLinkSenderKey(senderId: [UInt8]) throws(AgentError) -> PrivateAuthKey? {
         let pk = try store.read { db in
-            try Data.fetchOne(db, sql: "SELECT snd_private_key FROM inv_short_links WHERE snd_id = ?", arguments: [Data(senderId)])
+            try db.invShortLinkSenderKey(senderId: senderId)
         }
         return try pk.map { (pk) throws(AgentError) in try authKey(pk) }
     }

@@ -58,7 +58,7 @@ public actor SMPAgent {
         while loaded == nil, !stopped {
             do {
                 loaded = try store.read { db -> ([RcvQueueRecord], [String], [String], [String]) in
-                    let rqs = try RcvQueueRecord.fetchAll(db)
+                    let rqs = try db.allRcvQueues()
                     let pending = try db.connIdsWithPendingMessages()
                     let secure = try db.connIdsToSecure()
                     return (rqs, pending, secure, try db.connIdsToSecureSwitch())
@@ -113,9 +113,9 @@ public actor SMPAgent {
             guard let c = try db.connectionRecord(connId) else {
                 throw AgentError.connection(.notFound, connId)
             }
-            let rq = try RcvQueueRecord.filter(Column("conn_id") == connId).fetchAll(db).map(\.server)
-            let sq = try SndQueueRecord.filter(Column("conn_id") == connId).fetchAll(db).map(\.server)
-            let pq = try RatchetRecord.fetchOne(db, key: connId).flatMap { $0.ratchetState }
+            let rq = try db.rcvQueues(connId).map(\.server)
+            let sq = try db.sndQueues(connId).map(\.server)
+            let pq = try db.ratchetRecord(connId).flatMap { $0.ratchetState }
                 .flatMap { try? PQRatchet(serialized: [UInt8]($0)) }?.pqEncryption ?? false
             return ConnectionSummary(connId: c.connId, mode: c.connMode == "contact" ? .contact : .invitation, initiator: c.initiator,
                                      status: c.status.rawValue, rcvServers: rq, sndServers: sq, pqEncryption: pq)
@@ -248,7 +248,7 @@ public actor SMPAgent {
 
     private func rcvKey(server: String, rcvId: [UInt8]) throws(AgentError) -> (String, PrivateAuthKey) {
         try store.read { db in
-            guard let q = try RcvQueueRecord.filter(Column("server") == server && Column("rcv_id") == Data(rcvId)).fetchOne(db) else {
+            guard let q = try db.rcvQueue(server: server, rcvId: rcvId) else {
                 throw AgentError.connection(.notFound, "queue")
             }
             return (q.connId, try PrivateAuthKey(pkcs8Encoded: [UInt8](q.rcvPrivateKey)))
