@@ -69,7 +69,7 @@ import Testing
         #expect(contact["chatTs"] as? String != nil)
         let bobId = try #require(contactId(connected))
         let conn = try #require(contact["activeConn"] as? [String: Any])
-        let ours = ChatController.chatVRange
+        let ours = alice.c.chatVRange
         #expect((conn["connChatVersion"] as? NSNumber)?.intValue == ours.maxVersion)
         #expect(((conn["peerChatVRange"] as? [String: Any])?["maxVersion"] as? NSNumber)?.intValue == ours.maxVersion)
         let agent = try #require(await alice.c.agent)

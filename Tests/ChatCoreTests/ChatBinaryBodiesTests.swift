@@ -9,15 +9,15 @@ import Testing
 /// These tests pin that we advertise a range below it, everywhere a peer learns our range.
 @Suite struct ChatBinaryBodiesTests {
     @Test func advertisedRangeIsBelowTheBinaryFloor() {
-        #expect(ChatController.ourChatVRange.max < ChatProtocolVersion.binaryBodies)
+        #expect(ChatProtocolVersion.supportedRange.max < ChatProtocolVersion.binaryBodies)
         // A peer at any version negotiates at most our maximum with us.
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 20) < ChatProtocolVersion.binaryBodies)
     }
 
     @Test func everyMessageCarriesThatRange() throws {
-        let expected = "\(ChatController.ourChatVRange.min)-\(ChatController.ourChatVRange.max)"
+        let expected = "\(ChatProtocolVersion.supportedRange.min)-\(ChatProtocolVersion.supportedRange.max)"
         for event in ChatSchemaTests.samples() {
-            let data = try ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: event).encoded(maxSize: nil)
+            let data = try ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: event).encoded(maxSize: nil)
             let value = try ChatJSON.decode(JSONValue.self, from: data)
             #expect(value.objectValue?["v"] == .string(expected), "\(event.tag)")
         }

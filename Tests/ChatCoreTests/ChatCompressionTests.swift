@@ -238,7 +238,7 @@ struct ChatCompressionTests {
     }
 
     @Test func negotiatedVersions() {
-        #expect(ChatController.ourChatVRange == VersionRange(1...9))
+        #expect(ChatProtocolVersion.supportedRange == VersionRange(1...9))
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 18) == 9)
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 3) == 3)
         #expect(ChatController.negotiatedVersion(peerMin: nil, peerMax: nil) == 1)

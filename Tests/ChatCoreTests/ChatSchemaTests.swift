@@ -182,7 +182,7 @@ import Testing
         let tags = Set(samples.filter(Self.covers).map(\.tag))
         #expect(tags.count == 28, "every event case is sampled: \(tags.sorted())")
         for event in samples {
-            for (vRange, id) in [(ChatController.ourChatVRange, Self.msgId), (nil, nil)] as [(VersionRange?, SharedMsgId?)] {
+            for (vRange, id) in [(ChatProtocolVersion.supportedRange, Self.msgId), (nil, nil)] as [(VersionRange?, SharedMsgId?)] {
                 let msg = ChatMessage(chatVRange: vRange, msgId: id, event: event)
                 let encoded = try msg.encoded(maxSize: nil)
                 let errs = try Self.errors(schema, encoded)
@@ -193,7 +193,7 @@ import Testing
 
     @Test func batchElementsMatchTheSchema() throws {
         let schema = try Self.overlaidSchema()
-        let msgs = Self.samples().prefix(6).map { ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: $0) }
+        let msgs = Self.samples().prefix(6).map { ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: $0) }
         let bodies = ChatMessageBody.batch(try msgs.map { try $0.encoded() })
         for body in bodies {
             guard case .success(let batch) = body else { Issue.record("batch element too large"); continue }

@@ -62,8 +62,8 @@ extension ChatController {
 
         // A JSON batch of two messages in one agent message: two items.
         let batch = try #require(try ChatMessageBody.encode([
-            ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("batched one")))),
-            ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("batched two")))),
+            ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("batched one")))),
+            ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("batched two")))),
         ]).first?.get())
         #expect(batch.body.first == UInt8(ascii: "[") && batch.messageIndices == [0, 1])
         _ = try await alice.c.sendToAgent(toBob, batch.body)
@@ -74,8 +74,8 @@ extension ChatController {
         // A compressed body holding a batch, one message long enough to be a zstd frame.
         let long = String(repeating: "a long message that compresses well. ", count: 200)
         let inner = try #require(try ChatMessageBody.encode([
-            ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text(long)))),
-            ChatMessage(chatVRange: ChatController.ourChatVRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("after the long one")))),
+            ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text(long)))),
+            ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, msgId: .random(), event: .msgNew(MsgContainer(content: .text("after the long one")))),
         ]).first?.get())
         let compressed = try ChatCompression.compressedBody(inner.body)
         #expect(compressed.count < inner.body.count / 4)
@@ -113,7 +113,7 @@ extension ChatController {
         let dave = try await Client("dave", dir: dir, server: server)
         let image = "data:image/png;base64," + String(repeating: "iVBORw0KGgoAAAANSUhEUgAA", count: 520)
         try await dave.cmd(#"/_profile 1 {"displayName":"dave","fullName":"","image":"\#(image)"}"#)
-        let infoJSON = try ChatMessage(chatVRange: ChatController.ourChatVRange, event: .info(Profile(displayName: "dave", image: image))).encoded(maxSize: nil)
+        let infoJSON = try ChatMessage(chatVRange: ChatProtocolVersion.supportedRange, event: .info(Profile(displayName: "dave", image: image))).encoded(maxSize: nil)
         #expect(infoJSON.count > ChatProtocolLimits.maxCompressedInfoLength && infoJSON.count <= ChatProtocolLimits.maxEncodedInfoLength)
         let daveInv = try await alice.cmd("/_connect 1")
         let daveLink = try #require((daveInv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)

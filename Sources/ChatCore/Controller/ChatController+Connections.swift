@@ -31,10 +31,10 @@ extension ChatController {
     /// Connection info (simplex-chat `encodeConnInfoPQ`): at most `maxEncodedInfoLength` bytes of
     /// JSON; on a post-quantum connection with chat version 8+, compressed when longer than
     /// `maxCompressedInfoLength`, and refused if still longer.
-    func encodeInfo(_ event: ChatMsgEvent, pqSupport: Bool = false, chatVersion: UInt16 = ourChatVRange.max) throws(ChatError) -> [UInt8] {
+    func encodeInfo(_ event: ChatMsgEvent, pqSupport: Bool = false, chatVersion: UInt16? = nil) throws(ChatError) -> [UInt8] {
         do {
-            let json = try ChatMessage(chatVRange: Self.ourChatVRange, event: event).encoded(maxSize: ChatProtocolLimits.maxEncodedInfoLength)
-            return [UInt8](try ChatCompression.bodyToSend(json, pqSupport: pqSupport, chatVersion: chatVersion,
+            let json = try ChatMessage(chatVRange: ourChatVRange, event: event).encoded(maxSize: ChatProtocolLimits.maxEncodedInfoLength)
+            return [UInt8](try ChatCompression.bodyToSend(json, pqSupport: pqSupport, chatVersion: chatVersion ?? ourChatVRange.max,
                                                           limit: ChatProtocolLimits.maxCompressedInfoLength))
         } catch {
             throw .error(errorType: .internalError(message: "encoding \(event.tag): \(error)"))
@@ -150,10 +150,10 @@ extension ChatController {
     func groupPlan(userId: Int64, _ link: ConnectionRequestURI) throws(ChatError) -> GroupLinkPlan {
         let s = link.withSimplexScheme.uriString
         return try store.read { db -> GroupLinkPlan in
-            if let gid = try db.groupIdOwningLink(userId: userId, connLink: s), let g = try Self.groupInfo(db, gid) {
+            if let gid = try db.groupIdOwningLink(userId: userId, connLink: s), let g = try self.groupInfo(db, gid) {
                 return .ownLink(groupInfo: g)
             }
-            if let gid = try db.groupIdJoinedViaLink(userId: userId, link: s), let g = try Self.groupInfo(db, gid) {
+            if let gid = try db.groupIdJoinedViaLink(userId: userId, link: s), let g = try self.groupInfo(db, gid) {
                 let st = g.membership.memberStatus
                 if st == .rejected || st.isActive { return .known(groupInfo: g) }
                 if !st.isRemoved { return .connectingProhibit(groupInfo_: g) }
@@ -221,7 +221,7 @@ extension ChatController {
             let s = short.uriString
             let own = try store.read { db -> ResolvedLink.Own in
                 guard let o = try db.ownShortLink(userId: userId, s) else { return .none }
-                return .own(o.mode, try o.groupId.flatMap { gid throws in try Self.groupInfo(db, gid) })
+                return .own(o.mode, try o.groupId.flatMap { gid throws in try self.groupInfo(db, gid) })
             }
             if case .own = own {
                 // Our own link: its full form is in our database; nothing is fetched.
@@ -341,7 +341,7 @@ extension ChatController {
         let pq = try store.read { db in try db.addressPQSupport(userContactLinkId: req.userContactLinkId_) }
         let agentDefaultPQ = await agent.config.pqSupport
         let pqSupport = pq ?? agentDefaultPQ
-        let version = Self.negotiatedVersion(peerMin: req.cReqChatVRange.minVersion, peerMax: req.cReqChatVRange.maxVersion)
+        let version = Self.negotiatedVersion(ours: ourChatVRange, peerMin: req.cReqChatVRange.minVersion, peerMax: req.cReqChatVRange.maxVersion)
         let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)), pqSupport: pqSupport, chatVersion: version)
         let agentConnId: String
         do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info, pqSupport: pq) } catch {

@@ -60,7 +60,7 @@ extension ChatController {
         let authorRange: VersionRange
         if sent {
             author = g.membership
-            authorRange = Self.ourChatVRange
+            authorRange = ourChatVRange
         } else {
             guard let gmId = r["group_member_id"] as Int64? else { return [] }
             author = try member(gmId)

@@ -8,12 +8,12 @@ extension ChatController {
     /// The chat versions we announce (`v`): up to 9, batches in direct chats. We stop before 10,
     /// business chats, which this core does not have (docs/protocol-notes.md, "Chat protocol
     /// versions, batches and compression", says what each version we claim makes us do).
-    static let ourChatVRange = VersionRange(1...ChatProtocolVersion.batchSend2)
+    nonisolated var ourChatVRange: VersionRange { config.chatVRange }
 
     /// A chat message as sent: our version range, a shared ID, the event.
     func chatMessage(_ event: ChatMsgEvent, msgId: SharedMsgId? = SharedMsgId.random(),
                      maxSize: Int? = ChatProtocolLimits.maxEncodedMsgLength) throws(ChatError) -> Data {
-        do { return try ChatMessage(chatVRange: Self.ourChatVRange, msgId: msgId, event: event).encoded(maxSize: maxSize) } catch {
+        do { return try ChatMessage(chatVRange: ourChatVRange, msgId: msgId, event: event).encoded(maxSize: maxSize) } catch {
             throw .error(errorType: .commandError(message: "message: \(error)"))
         }
     }
@@ -259,7 +259,7 @@ extension ChatController {
             guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }) else { throw .error(errorType: .invalidChatItemDelete) }
             var authorId = g.membership.memberId
             if !(r["item_sent"] as Bool) {
-                guard let gm = r["group_member_id"] as Int64?, let author = try store.read({ db in try Self.groupMember(db, gm) }),
+                guard let gm = r["group_member_id"] as Int64?, let author = try store.read({ db in try self.groupMember(db, gm) }),
                     author.memberRole <= g.membership.memberRole else { throw .error(errorType: .invalidChatItemDelete) }
                 authorId = author.memberId
             }
@@ -326,7 +326,7 @@ extension ChatController {
             ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: $0, msgTs: ts)
         }
         for gmId in targets where gmId != sender.groupMemberId {
-            guard let m = try? store.read({ db in try Self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
+            guard let m = try? store.read({ db in try self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
                 let range = try? memberVRange(gmId), range.max >= ChatProtocolVersion.groupForward
             else { continue }
             do { try await sendToMember(gmId, events) } catch { emit(.chatError(chatError: error)) }

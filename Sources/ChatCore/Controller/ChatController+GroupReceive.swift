@@ -145,7 +145,7 @@ extension ChatController {
     func introduceToAll(_ g: GroupInfo, newMember m: GroupMember) async throws(ChatError) {
         guard let newId = MemberId(base64url: m.memberId) else { return }
         let newInfo = MemberInfo(memberId: newId, memberRole: m.memberRole, v: memberVRangeText(m.groupMemberId), profile: redacted(m.memberProfile.profile))
-        let others = try store.read { db in try Self.groupMembers(db, g.groupId) }.filter {
+        let others = try store.read { db in try self.groupMembers(db, g.groupId) }.filter {
             $0.groupMemberId != m.groupMemberId && $0.memberStatus.isCurrent && $0.activeConn?.connStatus == .ready
         }
         var intros: [ChatMsgEvent] = []
@@ -162,7 +162,7 @@ extension ChatController {
         do { try await sendToMember(m.groupMemberId, intros) } catch { emit(.chatError(chatError: error)) }
     }
 
-    static var chatVRangeText: String { ourChatVRange.description }
+    nonisolated var chatVRangeText: String { ourChatVRange.description }
 
     /// A profile as shown to group members: no address or preferences.
     func redacted(_ p: Profile) -> Profile {
@@ -334,7 +334,7 @@ extension ChatController {
             }
             // An author we were never told about (e.g. one who left before we joined, in the group
             // history) becomes an unknown member, as simplex-chat's `getCreateUnknownGMByMemberId`.
-            let known = try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }
+            let known = try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }
             let a: GroupMember
             if let known { a = known } else { a = try createUnknownMember(user: user, g, memberId, name: memberName) }
             _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
@@ -439,7 +439,7 @@ extension ChatController {
         try checkHostRole(sender, info)
         if info.memberId.base64url == g.membership.memberId { return }
         let gmId: Int64
-        if let existing = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) {
+        if let existing = try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) {
             // A member first seen as the author of a forwarded message is now announced
             // (simplex-chat `updateUnknownMemberAnnounced`); any other is a duplicate.
             guard existing.memberStatus == .unknown else { return reportMessageError(g, "x.grp.mem.new: member already exists") }
@@ -465,7 +465,7 @@ extension ChatController {
     private func memberIntroduced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, blocked: Bool) async throws(ChatError) {
         guard sender.memberCategory == .host else { return reportMessageError(g, "x.grp.mem.intro from a member who is not our host") }
         try checkHostRole(sender, info)
-        if try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
+        if try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
             return reportMessageError(g, "x.grp.mem.intro: member already exists")
         }
         let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .pre, status: .introduced, invitedBy: sender.groupMemberId)
@@ -486,7 +486,7 @@ extension ChatController {
     /// to that member in x.grp.mem.fwd.
     private func memberInvitationToForward(_ g: GroupInfo, from sender: GroupMember, _ memberId: String, _ intro: IntroInvitation) async throws(ChatError) {
         guard sender.memberCategory == .invitee else { return reportMessageError(g, "x.grp.mem.inv from a member we did not invite") }
-        guard let to = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }),
+        guard let to = try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: memberId) }),
             try store.read({ db in try db.hasIntroduction(reGroupMemberId: sender.groupMemberId, toGroupMemberId: to.groupMemberId) }),
             let newId = MemberId(base64url: sender.memberId)
         else { return reportMessageError(g, "x.grp.mem.inv for a member that was not introduced") }
@@ -501,7 +501,7 @@ extension ChatController {
     /// x.grp.mem.info.
     private func memberInvitationForwarded(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, _ intro: IntroInvitation) async throws(ChatError) {
         try checkHostRole(sender, info)
-        var gmId = try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }?.groupMemberId
+        var gmId = try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }?.groupMemberId
         if gmId == nil {
             gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         }
@@ -525,7 +525,7 @@ extension ChatController {
 
     private func memberRoleChanged(user: User, _ g: GroupInfo, by sender: GroupMember, _ memberId: String, _ role: GroupMemberRole) throws(ChatError) {
         let target: GroupMember? = memberId == g.membership.memberId ? g.membership
-            : try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }
+            : try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: memberId) }
         guard let target else { return reportMessageError(g, "x.grp.mem.role for an unknown member") }
         guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {
             return reportMessageError(g, "x.grp.mem.role with insufficient member permissions")
@@ -543,7 +543,7 @@ extension ChatController {
 
     private func memberRestricted(user: User, _ g: GroupInfo, by sender: GroupMember, _ memberId: String, blocked: Bool) throws(ChatError) {
         if memberId == g.membership.memberId { return }
-        guard let target = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
+        guard let target = try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
             return reportMessageError(g, "x.grp.mem.restrict for an unknown member")
         }
         guard sender.memberRole >= .moderator, sender.memberRole >= target.memberRole else {
@@ -573,7 +573,7 @@ extension ChatController {
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
             return
         }
-        guard let target = try store.read({ db in try Self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
+        guard let target = try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: memberId) }) else {
             return reportMessageError(g, "x.grp.mem.del for an unknown member")
         }
         guard sender.memberRole >= .admin, sender.memberRole >= target.memberRole else {

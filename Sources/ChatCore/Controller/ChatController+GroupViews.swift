@@ -4,19 +4,19 @@ import GRDB
 /// Building GroupInfo and GroupMember from the chat database (the user's own membership is a
 /// member row of category `user`; its profile is the user's unless the group is incognito).
 extension ChatController {
-    static func groupMember(_ db: Database, _ groupMemberId: Int64) throws -> GroupMember? {
+    nonisolated func groupMember(_ db: Database, _ groupMemberId: Int64) throws -> GroupMember? {
         guard let r = try db.memberRow(groupMemberId: groupMemberId) else {
             return nil
         }
         return try groupMember(db, row: r)
     }
 
-    static func groupMember(_ db: Database, groupId: Int64, memberId: String) throws -> GroupMember? {
+    nonisolated func groupMember(_ db: Database, groupId: Int64, memberId: String) throws -> GroupMember? {
         guard let r = try db.memberRow(groupId: groupId, memberId: memberId) else { return nil }
         return try groupMember(db, row: r)
     }
 
-    static func groupMember(_ db: Database, row r: Row) throws -> GroupMember {
+    nonisolated func groupMember(_ db: Database, row r: Row) throws -> GroupMember {
         let gmId: Int64 = r["group_member_id"]
         let profile: LocalProfile
         if r["member_profile_id"] as Int64? != nil {
@@ -24,7 +24,7 @@ extension ChatController {
         } else {
             // Our membership without an incognito profile: the user's own profile.
             let u = try db.userRow(r["user_id"])
-            profile = u.map { LocalProfile(profileId: $0["profile_id"], profile: publicProfile($0), localAlias: "") }
+            profile = u.map { LocalProfile(profileId: $0["profile_id"], profile: Self.publicProfile($0), localAlias: "") }
                 ?? LocalProfile(profileId: 0, profile: Profile(displayName: ""))
         }
         let conn = try db.latestMemberConnectionRow(groupMemberId: gmId)
@@ -44,23 +44,23 @@ extension ChatController {
             memberSettings: GroupMemberSettings(showMessages: r["show_messages"]), blockedByAdmin: r["blocked_by_admin"],
             invitedBy: invitedBy, invitedByGroupMemberId: r["invited_by_group_member_id"], localDisplayName: r["local_display_name"],
             memberProfile: profile, memberContactId: r["contact_id"], memberContactProfileId: profile.profileId,
-            activeConn: conn.map(Self.connection), memberChatVRange: chatVRange,
-            createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+            activeConn: conn.map(connection), memberChatVRange: chatVRange,
+            createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]))
     }
 
     static let currentStatuses = "('introduced','intro-inv','accepted','announced','connected','complete','creator')"
 
-    static func groupInfo(_ db: Database, _ groupId: Int64) throws -> GroupInfo? {
+    nonisolated func groupInfo(_ db: Database, _ groupId: Int64) throws -> GroupInfo? {
         guard let g = try db.groupRow(groupId), let mr = try db.membershipRow(groupId: groupId)
         else { return nil }
         let membership = try groupMember(db, row: mr)
         let profile = (try? ChatJSON.decode(GroupProfile.self, from: g["group_profile"] as String)) ?? GroupProfile(displayName: g["local_display_name"])
-        let current = try db.memberCount(groupId: groupId, currentStatuses: currentStatuses)
+        let current = try db.memberCount(groupId: groupId, currentStatuses: Self.currentStatuses)
         let chatTs: Double? = g["chat_ts"]
         var info = GroupInfo(
             groupId: groupId, localDisplayName: g["local_display_name"], groupProfile: profile, localAlias: g["local_alias"],
             fullGroupPreferences: .merged(profile.groupPreferences), membership: membership,
-            createdAt: ts(g["created_at"]), updatedAt: ts(g["updated_at"]), chatTs: chatTs.map(ts),
+            createdAt: Self.ts(g["created_at"]), updatedAt: Self.ts(g["updated_at"]), chatTs: chatTs.map(Self.ts),
             groupSummary: GroupSummary(currentMembers: current), viaGroupLinkUri: g["via_group_link_uri"])
         info.customData = (g["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
         if let full = g["prepared_conn_link"] as String? {
@@ -72,7 +72,7 @@ extension ChatController {
     }
 
     /// The group's other members (not the user), in the order they were added.
-    static func groupMembers(_ db: Database, _ groupId: Int64) throws -> [GroupMember] {
+    nonisolated func groupMembers(_ db: Database, _ groupId: Int64) throws -> [GroupMember] {
         try db.otherMemberRows(groupId: groupId).map { try groupMember(db, row: $0) }
     }
 

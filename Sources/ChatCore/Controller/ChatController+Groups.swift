@@ -10,7 +10,7 @@ extension ChatController {
     func groupContext(_ groupId: Int64) throws(ChatError) -> (User, GroupInfo) {
         let found = try store.read { db -> (Int64, GroupInfo)? in
             guard let uid = try db.groupUserId(groupId),
-                let g = try Self.groupInfo(db, groupId) else { return nil }
+                let g = try self.groupInfo(db, groupId) else { return nil }
             return (uid, g)
         }
         guard let (userId, g) = found else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
@@ -18,12 +18,12 @@ extension ChatController {
     }
 
     func groupInfo(_ groupId: Int64) throws(ChatError) -> GroupInfo {
-        guard let g = try store.read({ db in try Self.groupInfo(db, groupId) }) else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
+        guard let g = try store.read({ db in try self.groupInfo(db, groupId) }) else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
         return g
     }
 
     func member(_ groupMemberId: Int64) throws(ChatError) -> GroupMember {
-        guard let m = try store.read({ db in try Self.groupMember(db, groupMemberId) }) else {
+        guard let m = try store.read({ db in try self.groupMember(db, groupMemberId) }) else {
             throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId))
         }
         return m
@@ -168,14 +168,14 @@ extension ChatController {
 
     func listMembers(groupId: Int64) throws(ChatError) -> ChatResponse {
         let (user, g) = try groupContext(groupId)
-        let members = try store.read { db in try Self.groupMembers(db, groupId) }
+        let members = try store.read { db in try self.groupMembers(db, groupId) }
         return .groupMembers(user: user, group: Group(groupInfo: g, members: members))
     }
 
     func listGroups(userId: Int64, contactId: Int64?, search: String?) throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         let groups = try store.read { db -> [GroupInfo] in
-            try db.groupIds(userId: userId, withContact: contactId, search: search).compactMap { try Self.groupInfo(db, $0) }
+            try db.groupIds(userId: userId, withContact: contactId, search: search).compactMap { try self.groupInfo(db, $0) }
         }
         return .groupsList(user: user, groups: groups)
     }
@@ -184,7 +184,7 @@ extension ChatController {
     func selectedMembers(_ g: GroupInfo, _ ids: [Int64]) throws(ChatError) -> [GroupMember] {
         var out: [GroupMember] = []
         for id in ids {
-            guard let m = try store.read({ db in try Self.groupMember(db, id) }), m.groupId == g.groupId else {
+            guard let m = try store.read({ db in try self.groupMember(db, id) }), m.groupId == g.groupId else {
                 throw .error(errorType: .groupMemberNotFound)
             }
             if m.memberCategory == .user { throw .error(errorType: .commandError(message: "can't change role for self")) }
@@ -286,7 +286,7 @@ extension ChatController {
             items.append(try groupItem(groupId, itemId))
         }
         if !items.isEmpty { emit(.newChatItems(user: user, chatItems: items)) }
-        let updated = try store.read { db in try selected.compactMap { try Self.groupMember(db, $0.groupMemberId) } }
+        let updated = try store.read { db in try selected.compactMap { try self.groupMember(db, $0.groupMemberId) } }
         return .userDeletedMembers(user: user, groupInfo: try groupInfo(groupId), members: updated.isEmpty ? selected : updated, withMessages: withMessages)
     }
 

@@ -38,18 +38,18 @@ extension ChatController {
         guard let r = try store.read({ db in try db.connectionRow(agentConnId: agentConnId) }) else {
             return (ChatProtocolVersion.initial, false)
         }
-        return (Self.negotiatedVersion(peerMin: r["peer_chat_min_version"], peerMax: r["peer_chat_max_version"]), r["pq_support"] as Bool? ?? false)
+        return (Self.negotiatedVersion(ours: ourChatVRange, peerMin: r["peer_chat_min_version"], peerMax: r["peer_chat_max_version"]), r["pq_support"] as Bool? ?? false)
     }
 
     /// simplex-chat `compatibleVersion`: the top of the two ranges' overlap; with no overlap the
     /// lower of the two maxima, so nothing newer than both is used. A peer whose range we have not
     /// heard yet is taken as version 1 (what a message without `v` means): no batches or
     /// compression go to it.
-    static func negotiatedVersion(peerMin: Int?, peerMax: Int?) -> UInt16 {
+    static func negotiatedVersion(ours: VersionRange = ChatProtocolVersion.supportedRange, peerMin: Int?, peerMax: Int?) -> UInt16 {
         guard let lo = peerMin, let hi = peerMax, let peer = VersionRange(min: UInt16(clamping: lo), max: UInt16(clamping: hi)) else {
             return ChatProtocolVersion.initial
         }
-        return peer.intersection(ourChatVRange)?.max ?? min(peer.max, ourChatVRange.max)
+        return peer.intersection(ours)?.max ?? min(peer.max, ours.max)
     }
 
     /// The bytes the agent sends for a chat body on this connection (compressed when due).
@@ -70,7 +70,7 @@ extension ChatController {
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
         guard let item = try store.read({ db -> ChatItem? in
             guard let r = try db.chatItemRow(itemId) else { return nil }
-            return try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses)
+            return try self.chatItem(db, r, deferred: self.store.deferredSentStatuses)
         }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
         }
@@ -122,15 +122,15 @@ extension ChatController {
                 let unreadCount = try db.contactUnreadCount(id)
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastContactItemRow(id)
-                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try Self.chatItem(db, $0, deferred: deferred)] } ?? [],
+                out.append((ts, AChat(chatInfo: .direct(contact: c), chatItems: try last.map { [try self.chatItem(db, $0, deferred: deferred)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unreadCount))))
             }
             for (id, ts) in try db.chatListGroups(userId: userId, bound: bound, search: search, limit: count) {
-                guard let g = try Self.groupInfo(db, id) else { continue }
+                guard let g = try self.groupInfo(db, id) else { continue }
                 let unreadCount = try db.groupUnreadCount(id)
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastGroupItemRow(id)
-                out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try Self.chatItem(db, $0, deferred: deferred)] } ?? [],
+                out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try self.chatItem(db, $0, deferred: deferred)] } ?? [],
                                       chatStats: ChatStats(unreadCount: unreadCount))))
             }
             if !onlyChats {
@@ -165,7 +165,7 @@ extension ChatController {
         let found = try store.read { db -> (Int64, ChatInfo, [ChatItem])? in
             let info: ChatInfo
             if isGroup {
-                guard let g = try Self.groupInfo(db, ref.chatId) else { return nil }
+                guard let g = try self.groupInfo(db, ref.chatId) else { return nil }
                 info = .group(groupInfo: g, groupChatScope: nil)
             } else {
                 guard let c = try self.contact(db, ref.chatId) else { return nil }
@@ -174,7 +174,7 @@ extension ChatController {
             guard let userId = try isGroup ? db.groupUserId(ref.chatId) : db.contactUserId(ref.chatId) else { return nil }
             let rows = try db.chatItemRows(contactId: isGroup ? nil : ref.chatId, groupId: isGroup ? ref.chatId : nil,
                                            contentTag: contentTag, search: search, pagination: pagination)
-            return (userId, info, try rows.map { try Self.chatItem(db, $0, deferred: deferred) })
+            return (userId, info, try rows.map { try self.chatItem(db, $0, deferred: deferred) })
         }
         guard let (userId, info, items) = found else {
             throw isGroup ? .errorStore(storeError: .groupNotFound(groupId: ref.chatId)) : .errorStore(storeError: .contactNotFound(contactId: ref.chatId))

@@ -40,7 +40,7 @@ extension ChatController {
         }
         let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
             let rows = try db.allContactItemRows(contactId)
-            return (try self.contact(db, contactId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
+            return (try self.contact(db, contactId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let contact else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items))
@@ -119,7 +119,7 @@ extension ChatController {
         }
         let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
             let rows = try db.allGroupItemRows(groupId)
-            return (try Self.groupInfo(db, groupId), try rows.map { r in try Self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
+            return (try self.groupInfo(db, groupId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
         return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))

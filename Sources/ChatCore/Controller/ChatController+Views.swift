@@ -9,7 +9,7 @@ extension ChatController {
     static var now: Double { Date().timeIntervalSince1970 }
 
     /// Our chat protocol range as the API reports it (the `v` we send in every message).
-    static var chatVRange: ChatVersionRange {
+    nonisolated var chatVRange: ChatVersionRange {
         ChatVersionRange(minVersion: Int(ourChatVRange.min), maxVersion: Int(ourChatVRange.max))
     }
 
@@ -22,17 +22,17 @@ extension ChatController {
 
     /// A connection as negotiated: the peer's chat version range from its handshake message
     /// (ours until it arrives), the version both use, and PQ encryption as the agent reported it.
-    static func connection(_ r: Row) -> Connection {
+    nonisolated func connection(_ r: Row) -> Connection {
         let peerMin: Int? = r["peer_chat_min_version"], peerMax: Int? = r["peer_chat_max_version"]
         let peer = peerMin.flatMap { lo in peerMax.map { ChatVersionRange(minVersion: lo, maxVersion: $0) } } ?? chatVRange
         let version = min(peer.maxVersion, chatVRange.maxVersion)
         let code: String? = r["security_code"], verifiedAt: Double? = r["security_code_verified_at"]
-        let securityCode = code.flatMap { c in verifiedAt.map { SecurityCode(securityCode: c, verifiedAt: ts($0)) } }
+        let securityCode = code.flatMap { c in verifiedAt.map { SecurityCode(securityCode: c, verifiedAt: Self.ts($0)) } }
         return Connection(connId: r["connection_id"], agentConnId: r["agent_conn_id"], connChatVersion: version, peerChatVRange: peer,
                           viaUserContactLink: r["user_contact_link_id"], customUserProfileId: r["custom_user_profile_id"],
                           connType: ConnType(rawValue: r["conn_type"]) ?? .contact, connStatus: ConnStatus(rawValue: r["conn_status"]) ?? .new,
                           contactConnInitiated: r["initiated"], localAlias: r["local_alias"], entityId: r["contact_id"],
-                          connectionCode: securityCode, pqSupport: r["pq_support"], pqEncryption: r["pq_encryption"], createdAt: ts(r["created_at"]))
+                          connectionCode: securityCode, pqSupport: r["pq_support"], pqEncryption: r["pq_encryption"], createdAt: Self.ts(r["created_at"]))
     }
 
     static func pending(_ r: Row) -> PendingContactConnection {
@@ -63,7 +63,7 @@ extension ChatController {
         let prefs = (r["user_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) } ?? Preferences()
         let userPrefs = (r["user_global_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) }
         let profile = Self.profile(r)
-        let activeConn = conn.map(Self.connection)
+        let activeConn = conn.map(connection)
         let merged = ContactUserPreferences.merged(user: userPrefs, override: prefs, contact: profile.preferences,
                                                    incognito: activeConn?.customUserProfileId != nil)
         let custom = (r["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
@@ -85,7 +85,7 @@ extension ChatController {
         guard let r = try db.contactRequestRow(id) else { return nil }
         return UserContactRequest(
             contactRequestId: id, agentInvitationId: r["agent_invitation_id"], userContactLinkId_: r["user_contact_link_id"],
-            cReqChatVRange: Self.peerRange(min: r["peer_chat_min_version"], max: r["peer_chat_max_version"]) ?? Self.chatVRange,
+            cReqChatVRange: Self.peerRange(min: r["peer_chat_min_version"], max: r["peer_chat_max_version"]) ?? chatVRange,
             localDisplayName: r["local_display_name"], profileId: r["profile_id"], profile: Self.publicProfile(r),
             createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]), pqSupport: true)
     }
@@ -103,7 +103,7 @@ extension ChatController {
 
     /// A chat item row with its quote, timer, deletion mark and reaction counts.
     /// `deferred`: "sent" marks not written yet (ChatStore), shown as they will be stored.
-    static func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
+    nonisolated func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
         let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(direction: sent ? .snd : .rcv, json: r["item_content"])
@@ -117,12 +117,12 @@ extension ChatController {
         let ttl: Int? = r["timed_ttl"]
         let deleteAt: Double? = r["timed_delete_at"]
         let forwarded: Bool = r["item_forwarded"]
-        let deletable = Self.deletable(content, deleted: deleted != nil, itemTs: r["item_ts"], now: now)
-        let meta = CIMeta(itemId: itemId, itemTs: ts(r["item_ts"]), itemText: text, itemStatus: status,
+        let deletable = Self.deletable(content, deleted: deleted != nil, itemTs: r["item_ts"], now: Self.now)
+        let meta = CIMeta(itemId: itemId, itemTs: Self.ts(r["item_ts"]), itemText: text, itemStatus: status,
                           itemSharedMsgId: r["shared_msg_id"], itemForwarded: forwarded ? .unknown : nil, itemDeleted: deleted,
-                          itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(ts)) },
+                          itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(Self.ts)) },
                           itemLive: (r["item_live"] as Bool) ? true : nil, deletable: deletable, editable: deletable && !forwarded,
-                          createdAt: ts(r["created_at"]), updatedAt: ts(r["updated_at"]))
+                          createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]))
         let groupId: Int64? = r["group_id"]
         var quote: CIQuote?
         if let qc = r["quoted_content"] as String?, let qContent = try? ChatJSON.decode(MsgContent.self, from: qc) {
@@ -133,7 +133,7 @@ extension ChatController {
                     : .groupRcv(groupMember: try (r["quoted_member_id"] as String?).flatMap { try groupMember(db, groupId: groupId, memberId: $0) })
             }
             quote = CIQuote(chatDir: qDir, itemId: r["quoted_item_id"], sharedMsgId: r["quoted_shared_msg_id"],
-                            sentAt: ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
+                            sentAt: Self.ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
         }
         var counts: [CIReactionCount] = []
         for (json, total, mine) in try db.reactionCounts(itemId) {
@@ -146,7 +146,7 @@ extension ChatController {
         }
         return ChatItem(chatDir: dir, meta: meta, content: content,
                         formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts,
-                        file: try itemFile(db, itemId))
+                        file: try Self.itemFile(db, itemId))
     }
 
     /// An agent failure as the API's `errorAgent`.

@@ -28,6 +28,9 @@ public actor ChatController {
         public var autoAcceptFileSize: Int64 = 0
         /// Received files are kept encrypted on disk unless `/freceive` says otherwise.
         public var encryptLocalFiles = false
+        /// The chat protocol versions advertised in every message (simplex-chat `chatVRange` of
+        /// ChatConfig); tests narrow it to play an older peer.
+        public var chatVRange: VersionRange = ChatProtocolVersion.supportedRange
         public init() {}
     }
 

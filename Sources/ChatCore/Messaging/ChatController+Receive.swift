@@ -115,7 +115,7 @@ extension ChatController {
                 mark = .deleted(deletedTs: Self.ts(Self.now), chatType: .group)
             } else {
                 let author: GroupMember? = authorMemberId == g.membership.memberId ? g.membership
-                    : try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: authorMemberId ?? "") }
+                    : try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: authorMemberId ?? "") }
                 guard let author, sender.memberRole >= .moderator, sender.memberRole >= author.memberRole else {
                     return reportMessageError(g, "x.msg.del with insufficient member permissions")
                 }
@@ -156,7 +156,7 @@ extension ChatController {
         case .member(let g, let sender):
             let mine = authorMemberId?.base64url == g.membership.memberId
             let author = mine ? nil : try authorMemberId.flatMap { id throws(ChatError) in
-                try store.read { db in try Self.groupMember(db, groupId: g.groupId, memberId: id.base64url) }
+                try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: id.base64url) }
             }
             row = try store.read { db -> Row? in
                 if mine { return try db.sentGroupItemRow(g.groupId, sharedMsgId: shared) }

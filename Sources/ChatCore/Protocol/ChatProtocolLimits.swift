@@ -65,6 +65,9 @@ public enum ChatProtocolVersion {
     /// stays below it, so peers send us JSON only (see docs/protocol-notes.md).
     public static let binaryBodies: UInt16 = 18
 
+    /// The chat versions this core implements and advertises by default (`Config.chatVRange`).
+    public static let supportedRange = VersionRange(initial...batchSend2)
+
     /// The range assumed for a message without `v`.
     public static let initialRange = VersionRange(initial)
 }
