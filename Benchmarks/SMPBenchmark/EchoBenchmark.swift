@@ -21,11 +21,13 @@ enum EchoBenchmark {
     /// also sealed with the connection's secretbox chain (both ways), which is what the second
     /// figure adds.
     static func run(window: Int, warmup: Double, duration: Double, versions: SMPVersionRange = SMPVersion.supported,
-                    serverGroup: any EventLoopGroup, group: any EventLoopGroup) async throws -> Result {
+                    ownRecordLayer: Bool = true, serverGroup: any EventLoopGroup, group: any EventLoopGroup) async throws -> Result {
+        var tls = TLSConfiguration.smp
+        tls.ownRecordLayer = ownRecordLayer
         let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
         let server = try await SMPTransportServer.start(
             host: "127.0.0.1", port: 0, credentials: credentials,
-            configuration: SMPTransportServer.Configuration(versions: versions), group: serverGroup
+            configuration: SMPTransportServer.Configuration(versions: versions, tls: tls), group: serverGroup
         ) { _ in
             EchoServerHandler()
         }

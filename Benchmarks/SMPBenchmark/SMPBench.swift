@@ -103,11 +103,16 @@ struct SMPBench: AsyncParsableCommand {
                                                     versions: SMPVersionRange(min: 6, max: 10)!, serverGroup: serverGroup, group: group)
         let echo = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds,
                                                versions: SMPVersion.supported, serverGroup: serverGroup, group: group)
+        // The relay's TLS records: its own record layer (the default) against OpenSSL's throughout.
+        let opensslEcho = try await EchoBenchmark.run(window: echoWindow, warmup: warmup, duration: seconds, versions: SMPVersionRange(min: 6, max: 10)!,
+                                                      ownRecordLayer: false, serverGroup: serverGroup, group: group)
         print("a. Baseline: TLS 1.3 (OpenSSL, CHACHA20-POLY1305) echo of \(TransportBlock.size)-byte blocks (SMPTransportServer/Client: TLS + framing + handshake),")
         print("   \(echoWindow) blocks in flight, \(format(echo.seconds, 1)) s each")
         print("   plain blocks (v6-10):       \(format(plainEcho.blocksPerSecond)) blocks/s echoed (\(format(plainEcho.megabytesPerSecond)) MB/s each way)")
         print("   encrypted blocks (v11-18):  \(format(echo.blocksPerSecond)) blocks/s echoed (\(format(echo.megabytesPerSecond)) MB/s each way),"
               + " \(format(echo.blocksPerSecond / plainEcho.blocksPerSecond, 3)) of plain: the baseline below")
+        print("   plain blocks, server records by OpenSSL throughout (not the relay's default): \(format(opensslEcho.blocksPerSecond)) blocks/s,"
+              + " own record layer \(format(plainEcho.blocksPerSecond / opensslEcho.blocksPerSecond, 3))x of it")
         fflush(nil)
 
         if !skipRelay {

@@ -10,6 +10,7 @@
 #include <openssl/buffer.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -22,12 +23,33 @@ struct sxtls_ctx {
     size_t alpn_len;
 };
 
+/* One direction of a TLS 1.3 connection whose records we protect ourselves (see
+ * sxtls_conn_offload): the traffic secret (for KeyUpdate), its key and IV, the record number. */
+struct record_keys {
+    uint8_t secret[32];
+    uint8_t key[32];
+    uint8_t iv[12];
+    uint64_t seq;
+    int ready;
+};
+
+/* A byte queue with a read offset; its memory is released whenever it empties. */
+struct byte_queue {
+    uint8_t *buf;
+    size_t off, len, cap;
+};
+
 struct sxtls_conn {
-    SSL *ssl;
+    SSL *ssl;  /* NULL after offload */
     BIO *rbio; /* network -> OpenSSL */
     BIO *wbio; /* OpenSSL -> network */
     sxtls_verify_cb verify;
     void *verify_arg;
+    int server;
+    int offloaded;
+    int peer_closed;
+    struct record_keys rd, wr; /* traffic secrets from the key log, then the offloaded keys */
+    struct byte_queue in, out; /* offloaded: ciphertext received / to send */
     char error[256];
 };
 
@@ -73,6 +95,32 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
         i += 1 + n;
     }
     return SSL_TLSEXT_ERR_NOACK;
+}
+
+static int hex_nibble(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* OpenSSL's key log (NSS format) is the supported way to learn the TLS 1.3 application traffic
+ * secrets; they stay in the connection until sxtls_conn_offload derives the record keys. */
+static void keylog(const SSL *ssl, const char *line) {
+    struct sxtls_conn *c = SSL_get_ex_data(ssl, conn_index);
+    if (!c) return;
+    struct record_keys *k = NULL;
+    if (strncmp(line, "CLIENT_TRAFFIC_SECRET_0 ", 24) == 0) k = c->server ? &c->rd : &c->wr;
+    else if (strncmp(line, "SERVER_TRAFFIC_SECRET_0 ", 24) == 0) k = c->server ? &c->wr : &c->rd;
+    if (!k) return;
+    const char *p = strchr(line + 24, ' '); /* after the client random */
+    if (!p || strlen(p + 1) != 64) return;  /* SHA-256 suites only */
+    for (int i = 0; i < 32; i++) {
+        int hi = hex_nibble(p[1 + 2 * i]), lo = hex_nibble(p[2 + 2 * i]);
+        if (hi < 0 || lo < 0) return;
+        k->secret[i] = (uint8_t)(hi << 4 | lo);
+    }
+    k->ready = 1;
 }
 
 /* Client certificate check: hands the whole chain to the caller's callback. */
@@ -133,6 +181,7 @@ sxtls_ctx *sxtls_ctx_new(int server, int min_version, int max_version, const cha
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     /* An idle connection keeps no 16 KB record buffers (thousands of clients per relay). */
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_keylog_callback(ctx, keylog);
     if (server) {
         if (alpn_len > 0) {
             c->alpn = malloc(alpn_len);
@@ -218,6 +267,7 @@ sxtls_conn *sxtls_conn_new(sxtls_ctx *ctx) {
     BIO_set_mem_eof_return(c->rbio, -1);
     SSL_set_bio(c->ssl, c->rbio, c->wbio); /* SSL owns the BIOs now */
     SSL_set_ex_data(c->ssl, conn_index, c);
+    c->server = ctx->server;
     if (ctx->server) SSL_set_accept_state(c->ssl);
     else SSL_set_connect_state(c->ssl);
     return c;
@@ -228,8 +278,220 @@ void sxtls_conn_set_verify(sxtls_conn *c, sxtls_verify_cb cb, void *arg) {
     c->verify_arg = arg;
 }
 
+/* ---- The TLS 1.3 record layer after the handshake (RFC 8446 §5.2-5.4, §7.1-7.3) ----
+ * OpenSSL keeps about 12 KB per connection after the handshake (the SSL object, its session
+ * and cipher contexts) that a relay with thousands of idle clients pays for each. Once a server
+ * handshake completes with TLS_CHACHA20_POLY1305_SHA256, the records are protected here with the
+ * traffic secrets from the key log and the SSL object is freed: the same bytes on the wire. */
+
+#define RECORD_MAX_PLAIN 16384
+#define RECORD_MAX_CIPHER (RECORD_MAX_PLAIN + 256)
+#define AEAD_TAG 16
+
+static EVP_CIPHER *chacha_cipher = NULL;
+static pthread_once_t chacha_once = PTHREAD_ONCE_INIT;
+static void fetch_chacha(void) { chacha_cipher = EVP_CIPHER_fetch(NULL, "ChaCha20-Poly1305", NULL); }
+
+static int queue_reserve(struct byte_queue *q, size_t extra) {
+    if (q->off > 0 && q->off == q->len) q->off = q->len = 0;
+    if (q->len + extra <= q->cap) return 1;
+    if (q->off > 0) { /* move the unread tail to the front first */
+        memmove(q->buf, q->buf + q->off, q->len - q->off);
+        q->len -= q->off;
+        q->off = 0;
+        if (q->len + extra <= q->cap) return 1;
+    }
+    size_t cap = q->len + extra;
+    uint8_t *b = realloc(q->buf, cap);
+    if (!b) return 0;
+    q->buf = b;
+    q->cap = cap;
+    return 1;
+}
+
+static void queue_release_if_empty(struct byte_queue *q) {
+    if (q->off < q->len) return;
+    free(q->buf);
+    q->buf = NULL;
+    q->off = q->len = q->cap = 0;
+}
+
+/* HKDF-Expand-Label(secret, label, "", len) for len <= 32: one HMAC-SHA256 block. */
+static int expand_label(const uint8_t secret[32], const char *label, uint8_t *out, size_t len) {
+    uint8_t info[64];
+    size_t label_len = strlen(label), n = 0;
+    info[n++] = 0;
+    info[n++] = (uint8_t)len;
+    info[n++] = (uint8_t)(6 + label_len);
+    memcpy(info + n, "tls13 ", 6);
+    n += 6;
+    memcpy(info + n, label, label_len);
+    n += label_len;
+    info[n++] = 0; /* empty context */
+    info[n++] = 1; /* HKDF-Expand's block counter */
+    uint8_t block[32];
+    unsigned int block_len = 0;
+    if (!HMAC(EVP_sha256(), secret, 32, info, n, block, &block_len) || block_len != 32) return 0;
+    memcpy(out, block, len);
+    OPENSSL_cleanse(block, sizeof block);
+    return 1;
+}
+
+static int derive_keys(struct record_keys *k) {
+    k->seq = 0;
+    return expand_label(k->secret, "key", k->key, 32) && expand_label(k->secret, "iv", k->iv, 12);
+}
+
+/* KeyUpdate: the next generation of a direction's traffic secret. */
+static int next_generation(struct record_keys *k) {
+    uint8_t next[32];
+    if (!expand_label(k->secret, "traffic upd", next, 32)) return 0;
+    memcpy(k->secret, next, 32);
+    OPENSSL_cleanse(next, sizeof next);
+    return derive_keys(k);
+}
+
+/* ChaCha20-Poly1305 over one record: the nonce is the IV xor the record number, the additional
+ * data the record header. in/out lengths are the plaintext's; the tag is 16 bytes apart. */
+static int record_aead(struct record_keys *k, int enc, const uint8_t header[5], const uint8_t *in, size_t len,
+                       const uint8_t *extra, size_t extra_len, uint8_t *out, uint8_t *tag) {
+    pthread_once(&chacha_once, fetch_chacha);
+    if (!chacha_cipher) return 0;
+    uint8_t nonce[12];
+    memcpy(nonce, k->iv, 12);
+    for (int i = 0; i < 8; i++) nonce[4 + i] ^= (uint8_t)(k->seq >> (56 - 8 * i));
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ok = x != NULL, n = 0;
+    ok = ok && EVP_CipherInit_ex2(x, chacha_cipher, k->key, nonce, enc, NULL);
+    if (ok && !enc) ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, AEAD_TAG, tag);
+    ok = ok && EVP_CipherUpdate(x, NULL, &n, header, 5);
+    if (ok && len > 0) ok = EVP_CipherUpdate(x, out, &n, in, (int)len);
+    if (ok && extra_len > 0) ok = EVP_CipherUpdate(x, out + len, &n, extra, (int)extra_len);
+    ok = ok && EVP_CipherFinal_ex(x, out + len + extra_len, &n);
+    if (ok && enc) ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, AEAD_TAG, tag);
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    if (ok) k->seq++;
+    return ok;
+}
+
+/* Appends one protected record (content type `type`) to the output queue. */
+static int seal_record(sxtls_conn *c, uint8_t type, const uint8_t *data, size_t len) {
+    size_t body = len + 1 + AEAD_TAG;
+    if (!queue_reserve(&c->out, 5 + body)) return 0;
+    uint8_t *h = c->out.buf + c->out.len;
+    h[0] = 23;
+    h[1] = 3;
+    h[2] = 3;
+    h[3] = (uint8_t)(body >> 8);
+    h[4] = (uint8_t)body;
+    if (!record_aead(&c->wr, 1, h, data, len, &type, 1, h + 5, h + 5 + len + 1)) return 0;
+    c->out.len += 5 + body;
+    return 1;
+}
+
+int sxtls_conn_offload(sxtls_conn *c) {
+    if (c->offloaded) return 1;
+    if (!c->ssl || SSL_version(c->ssl) != TLS1_3_VERSION || !SSL_is_init_finished(c->ssl)) return 0;
+    const SSL_CIPHER *cipher = SSL_get_current_cipher(c->ssl);
+    if (!cipher || SSL_CIPHER_get_protocol_id(cipher) != 0x1303) return 0; /* TLS_CHACHA20_POLY1305_SHA256 */
+    if (!c->rd.ready || !c->wr.ready) return 0;
+    /* Only at a record boundary with nothing held inside OpenSSL and all it wrote taken. */
+    if (SSL_has_pending(c->ssl) || BIO_ctrl_pending(c->wbio) > 0) return 0;
+    if (!derive_keys(&c->rd) || !derive_keys(&c->wr)) return 0;
+    size_t unread = BIO_ctrl_pending(c->rbio);
+    if (unread > 0) {
+        if (!queue_reserve(&c->in, unread)) return 0;
+        int r = BIO_read(c->rbio, c->in.buf + c->in.len, (int)unread);
+        if (r != (int)unread) return 0;
+        c->in.len += unread;
+    }
+    SSL_free(c->ssl); /* and its BIOs */
+    c->ssl = NULL;
+    c->rbio = c->wbio = NULL;
+    c->offloaded = 1;
+    return 1;
+}
+
+int sxtls_conn_offloaded(sxtls_conn *c) { return c->offloaded; }
+
+/* Handshake messages after the handshake: only KeyUpdate is valid from a client. */
+static int post_handshake(sxtls_conn *c, const uint8_t *p, size_t len) {
+    while (len > 0) {
+        if (len < 4) return 0;
+        size_t n = (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
+        if (p[0] != 24 || n != 1 || len < 5 || p[4] > 1) return 0;
+        int requested = p[4] == 1;
+        if (!next_generation(&c->rd)) return 0;
+        if (requested) {
+            const uint8_t update[5] = {24, 0, 0, 1, 0}; /* update_not_requested */
+            if (!seal_record(c, 22, update, sizeof update) || !next_generation(&c->wr)) return 0;
+        }
+        p += 5;
+        len -= 5;
+    }
+    return 1;
+}
+
+static int offloaded_read(sxtls_conn *c, uint8_t *buf, size_t len) {
+    for (;;) {
+        if (c->peer_closed) return -2;
+        size_t avail = c->in.len - c->in.off;
+        if (avail < 5) return 0;
+        const uint8_t *h = c->in.buf + c->in.off;
+        size_t body = (size_t)h[3] << 8 | h[4];
+        if (h[0] != 23 || h[1] != 3 || h[2] != 3 || body < 1 + AEAD_TAG || body > RECORD_MAX_CIPHER) {
+            snprintf(c->error, sizeof c->error, "read: malformed record (type %u, length %zu)", h[0], body);
+            return -1;
+        }
+        if (avail < 5 + body) return 0;
+        size_t inner = body - AEAD_TAG;
+        if (len < inner) { snprintf(c->error, sizeof c->error, "read: buffer too small"); return -1; }
+        uint8_t tag[AEAD_TAG];
+        memcpy(tag, h + 5 + inner, AEAD_TAG);
+        if (!record_aead(&c->rd, 0, h, h + 5, inner, NULL, 0, buf, tag)) {
+            snprintf(c->error, sizeof c->error, "read: bad record mac");
+            return -1;
+        }
+        c->in.off += 5 + body;
+        size_t n = inner;
+        while (n > 0 && buf[n - 1] == 0) n--; /* padding */
+        if (n == 0) { snprintf(c->error, sizeof c->error, "read: record without content type"); return -1; }
+        uint8_t type = buf[n - 1];
+        n--;
+        if (type == 23) {
+            if (n == 0) continue;
+            return (int)n;
+        }
+        if (type == 21) {
+            if (n == 2 && buf[1] == 0) { c->peer_closed = 1; return -2; } /* close_notify */
+            snprintf(c->error, sizeof c->error, "read: peer alert %u", n == 2 ? buf[1] : 0);
+            return -1;
+        }
+        if (type == 22 && post_handshake(c, buf, n)) continue;
+        snprintf(c->error, sizeof c->error, "read: unexpected record (content type %u)", type);
+        return -1;
+    }
+}
+
+static int offloaded_write(sxtls_conn *c, const uint8_t *buf, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        size_t n = len - done < RECORD_MAX_PLAIN ? len - done : RECORD_MAX_PLAIN;
+        if (!seal_record(c, 23, buf + done, n)) { snprintf(c->error, sizeof c->error, "write: sealing failed"); return -1; }
+        done += n;
+    }
+    return (int)done;
+}
+
 int sxtls_conn_feed(sxtls_conn *c, const uint8_t *data, size_t len) {
     if (len == 0) return 0;
+    if (c->offloaded) {
+        if (!queue_reserve(&c->in, len)) return -1;
+        memcpy(c->in.buf + c->in.len, data, len);
+        c->in.len += len;
+        return (int)len;
+    }
     return BIO_write(c->rbio, data, (int)len);
 }
 
@@ -238,6 +500,7 @@ static void set_error(sxtls_conn *c, const char *what) {
 }
 
 int sxtls_conn_handshake(sxtls_conn *c) {
+    if (c->offloaded) return 1;
     int r = SSL_do_handshake(c->ssl);
     if (r == 1) return 1;
     int e = SSL_get_error(c->ssl, r);
@@ -252,7 +515,7 @@ int sxtls_conn_handshake(sxtls_conn *c) {
     return -1;
 }
 
-size_t sxtls_conn_pending(sxtls_conn *c) { return BIO_ctrl_pending(c->wbio); }
+size_t sxtls_conn_pending(sxtls_conn *c) { return c->offloaded ? c->out.len - c->out.off : BIO_ctrl_pending(c->wbio); }
 
 /* A memory BIO keeps the largest buffer it ever held; an emptied one that holds any buffer is
    replaced by a fresh one (which allocates none until written), so an idle connection keeps
@@ -269,6 +532,11 @@ static BIO *fresh_if_grown(BIO *b) {
 }
 
 void sxtls_conn_compact(sxtls_conn *c) {
+    if (c->offloaded) {
+        queue_release_if_empty(&c->in);
+        queue_release_if_empty(&c->out);
+        return;
+    }
     BIO *r = fresh_if_grown(c->rbio);
     if (r) { SSL_set0_rbio(c->ssl, r); c->rbio = r; } /* frees the old one */
     BIO *w = fresh_if_grown(c->wbio);
@@ -276,11 +544,19 @@ void sxtls_conn_compact(sxtls_conn *c) {
 }
 
 int sxtls_conn_drain(sxtls_conn *c, uint8_t *buf, size_t len) {
+    if (c->offloaded) {
+        size_t n = c->out.len - c->out.off;
+        if (n > len) n = len;
+        if (n > 0) memcpy(buf, c->out.buf + c->out.off, n);
+        c->out.off += n;
+        return (int)n;
+    }
     int r = BIO_read(c->wbio, buf, (int)len);
     return r < 0 ? 0 : r;
 }
 
 int sxtls_conn_read(sxtls_conn *c, uint8_t *buf, size_t len) {
+    if (c->offloaded) return offloaded_read(c, buf, len);
     int r = SSL_read(c->ssl, buf, (int)len);
     if (r > 0) return r;
     int e = SSL_get_error(c->ssl, r);
@@ -291,6 +567,7 @@ int sxtls_conn_read(sxtls_conn *c, uint8_t *buf, size_t len) {
 }
 
 int sxtls_conn_write(sxtls_conn *c, const uint8_t *buf, size_t len) {
+    if (c->offloaded) return offloaded_write(c, buf, len);
     size_t done = 0;
     while (done < len) {
         size_t n = 0;
@@ -302,17 +579,24 @@ int sxtls_conn_write(sxtls_conn *c, const uint8_t *buf, size_t len) {
 }
 
 void sxtls_conn_shutdown(sxtls_conn *c) {
+    if (c->offloaded) {
+        const uint8_t close_notify[2] = {1, 0};
+        if (!seal_record(c, 21, close_notify, 2)) snprintf(c->error, sizeof c->error, "shutdown: sealing failed");
+        return;
+    }
     SSL_shutdown(c->ssl);
     ERR_clear_error();
 }
 
 size_t sxtls_conn_finished(sxtls_conn *c, int peer, uint8_t *buf, size_t len) {
+    if (!c->ssl) return 0;
     return peer ? SSL_get_peer_finished(c->ssl, buf, len) : SSL_get_finished(c->ssl, buf, len);
 }
 
 size_t sxtls_conn_alpn(sxtls_conn *c, uint8_t *buf, size_t len) {
     const unsigned char *p = NULL;
     unsigned int n = 0;
+    if (!c->ssl) return 0;
     SSL_get0_alpn_selected(c->ssl, &p, &n);
     if (!p || n == 0) return 0;
     if (n > len) n = (unsigned int)len;
@@ -320,16 +604,17 @@ size_t sxtls_conn_alpn(sxtls_conn *c, uint8_t *buf, size_t len) {
     return n;
 }
 
-int sxtls_conn_version(sxtls_conn *c) { return SSL_version(c->ssl); }
+int sxtls_conn_version(sxtls_conn *c) { return c->ssl ? SSL_version(c->ssl) : TLS1_3_VERSION; }
 
 size_t sxtls_conn_cipher(sxtls_conn *c, char *buf, size_t len) {
-    const char *name = SSL_get_cipher_name(c->ssl);
+    const char *name = c->ssl ? SSL_get_cipher_name(c->ssl) : "TLS_CHACHA20_POLY1305_SHA256";
     if (!name || len == 0) return 0;
     snprintf(buf, len, "%s", name);
     return strlen(buf);
 }
 
 size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len) {
+    if (!c->ssl) return 0;
     int nid = SSL_get_shared_group(c->ssl, 0);
     int negotiated = (int)SSL_ctrl(c->ssl, SSL_CTRL_GET_NEGOTIATED_GROUP, 0, NULL);
     if (negotiated > 0) nid = negotiated;
@@ -339,19 +624,22 @@ size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len) {
     return strlen(buf);
 }
 
-int sxtls_conn_session_reused(sxtls_conn *c) { return SSL_session_reused(c->ssl); }
+int sxtls_conn_session_reused(sxtls_conn *c) { return c->ssl ? SSL_session_reused(c->ssl) : 0; }
 
 int sxtls_conn_has_ticket(sxtls_conn *c) {
+    if (!c->ssl) return 0;
     SSL_SESSION *s = SSL_get0_session(c->ssl);
     return s && SSL_SESSION_has_ticket(s);
 }
 
 int sxtls_conn_peer_count(sxtls_conn *c) {
+    if (!c->ssl) return 0;
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(c->ssl);
     return chain ? sk_X509_num(chain) : 0;
 }
 
 int sxtls_conn_peer_cert(sxtls_conn *c, int index, uint8_t *buf, size_t len) {
+    if (!c->ssl) return -1;
     STACK_OF(X509) *chain = SSL_get_peer_cert_chain(c->ssl);
     if (!chain || index < 0 || index >= sk_X509_num(chain)) return -1;
     X509 *x = sk_X509_value(chain, index);
@@ -364,11 +652,24 @@ int sxtls_conn_peer_cert(sxtls_conn *c, int index, uint8_t *buf, size_t len) {
     return n;
 }
 
+int sxtls_conn_key_update(sxtls_conn *c, int requested) {
+    if (!c->ssl) return 0;
+    int ok = SSL_key_update(c->ssl, requested ? SSL_KEY_UPDATE_REQUESTED : SSL_KEY_UPDATE_NOT_REQUESTED);
+    /* SSL_do_handshake writes the KeyUpdate now rather than with the next write. */
+    if (ok) ok = SSL_do_handshake(c->ssl) == 1;
+    ERR_clear_error();
+    return ok;
+}
+
 const char *sxtls_conn_error(sxtls_conn *c) { return c->error; }
 
 void sxtls_conn_free(sxtls_conn *c) {
     if (!c) return;
-    SSL_free(c->ssl);
+    if (c->ssl) SSL_free(c->ssl);
+    free(c->in.buf);
+    free(c->out.buf);
+    OPENSSL_cleanse(&c->rd, sizeof c->rd);
+    OPENSSL_cleanse(&c->wr, sizeof c->wr);
     free(c);
 }
 

@@ -43,6 +43,14 @@ int sxtls_conn_read(sxtls_conn *c, uint8_t *buf, size_t len);
 /* Plaintext out: bytes written (all of them) or -1. */
 int sxtls_conn_write(sxtls_conn *c, const uint8_t *buf, size_t len);
 void sxtls_conn_shutdown(sxtls_conn *c);
+/* After a TLS 1.3 CHACHA20-POLY1305 handshake, protects the records itself with the traffic
+ * secrets and frees OpenSSL's connection (about 12 KB): 1 done (or already), 0 not possible
+ * (other version or suite, or OpenSSL holds unprocessed data); OpenSSL stays in use then.
+ * Call after taking what the handshake produced (sxtls_conn_drain) and its details. */
+int sxtls_conn_offload(sxtls_conn *c);
+int sxtls_conn_offloaded(sxtls_conn *c);
+/* Sends a TLS 1.3 KeyUpdate (requested = 1 asks the peer to update too); OpenSSL connections only. */
+int sxtls_conn_key_update(sxtls_conn *c, int requested);
 /* The Finished verify_data this side sent (peer = 0) or received (peer = 1); returns its length. */
 size_t sxtls_conn_finished(sxtls_conn *c, int peer, uint8_t *buf, size_t len);
 /* Negotiated ALPN; length 0 when none. */

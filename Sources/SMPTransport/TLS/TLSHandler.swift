@@ -53,6 +53,9 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// True when the peer sent a session ticket (never, from a server with resumption off).
     public var receivedSessionTicket: Bool { sxtls_conn_has_ticket(conn) == 1 }
 
+    /// True once the records are protected without OpenSSL's connection (servers, TLS 1.3).
+    public var recordLayerOffloaded: Bool { sxtls_conn_offloaded(conn) == 1 }
+
     public func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { start(context: context) }
     }
@@ -94,7 +97,11 @@ public final class TLSHandler: ChannelDuplexHandler, RemovableChannelHandler {
         flushCiphertext(context: context, promise: nil)
         if r == 1 {
             state = .active
-            context.fireUserInboundEventTriggered(handshakeInfo())
+            let info = handshakeInfo()
+            // A server's records are then protected by CSimplexTLS itself and OpenSSL's connection
+            // freed: about 12 KB less per connected client (docs/protocol-notes.md, "TLS").
+            if self.context.isServer, self.context.configuration.ownRecordLayer { _ = sxtls_conn_offload(conn) }
+            context.fireUserInboundEventTriggered(info)
             if !pendingWrites.isEmpty { encryptPending(context: context) }
         } else if r < 0 {
             fail(context: context, .handshake(String(cString: sxtls_conn_error(conn))))
