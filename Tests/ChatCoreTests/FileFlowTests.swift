@@ -238,6 +238,32 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         #expect(name == "photo_1.jpg")
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: aliceFiles + "/" + name))) == bytes)
 
+        // Forwarding Bob's encrypted image makes a copy protected as local files are now
+        // (simplex-chat copyCryptoFile): plain while encryptLocalFiles is off, else fresh arguments.
+        let offerId = try #require(itemId(offer))
+        let plainFwd = try await bob.cmd("/_forward @\(aliceId) @\(aliceId) \(offerId)")
+        let plainSource = try #require(file(plainFwd)?["fileSource"] as? [String: Any])
+        #expect(plainSource["cryptoArgs"] == nil)
+        let plainCopy = bobFiles + "/" + (try #require(plainSource["filePath"] as? String))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: plainCopy))) == bytes)
+        try await bob.cmd("/_files_encrypt on")
+        let encFwd = try await bob.cmd("/_forward @\(aliceId) @\(aliceId) \(offerId)")
+        let encSource = try #require(file(encFwd)?["fileSource"] as? [String: Any])
+        let encArgs = try #require(encSource["cryptoArgs"] as? [String: Any])
+        let encKey = try #require(encArgs["fileKey"] as? String), encNonce = try #require(encArgs["fileNonce"] as? String)
+        #expect(encKey != key && encNonce != nonce)
+        let encCopy = bobFiles + "/" + (try #require(encSource["filePath"] as? String))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: encCopy))).count == bytes.count + 16)
+        let encPlain = dir + "/enc-plain"
+        try LocalFileCrypto.decrypt(from: encCopy, to: encPlain, CryptoFileArgs(fileKey: encKey, fileNonce: encNonce))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: encPlain))) == bytes)
+        // A damaged original (its tag fails) is not copied: the image goes without its file.
+        var damaged = Array(try Data(contentsOf: URL(fileURLWithPath: bobFiles + "/photo.jpg")))
+        damaged[5] ^= 1
+        try Data(damaged).write(to: URL(fileURLWithPath: bobFiles + "/photo.jpg"))
+        let noFile = try await bob.cmd("/_forward @\(aliceId) @\(aliceId) \(offerId)")
+        #expect(noFile["type"] as? String == "newChatItems" && file(noFile) == nil)
+
         await alice.c.close()
         await bob.c.close()
         await xftp.stop()

@@ -79,8 +79,11 @@ extension ChatController {
             guard let folder = files.filesFolder else { return (mc, CryptoFile(filePath: p, cryptoArgs: Self.cryptoArgs(r))) }
             let name = Self.forwardedFileName(r["file_name"] as String, mc, now: Date())
             let copy = FileNames.unique(in: folder, name)
-            if (try? FileManager.default.copyItem(atPath: fsFilePath(p), toPath: copy)) != nil {
-                return (mc, CryptoFile(filePath: (copy as NSString).lastPathComponent, cryptoArgs: Self.cryptoArgs(r)))
+            // The copy is protected as local files are now, with fresh arguments (the reference's
+            // copyCryptoFile to `randomArgs` when encryptLocalFiles is on, else plain).
+            let args = files.encryptLocalFiles ? LocalFileCrypto.randomArgs() : nil
+            if (try? LocalFileCrypto.copy(from: fsFilePath(p), Self.cryptoArgs(r), to: copy, args)) != nil {
+                return (mc, CryptoFile(filePath: (copy as NSString).lastPathComponent, cryptoArgs: args))
             }
         }
         switch mc {

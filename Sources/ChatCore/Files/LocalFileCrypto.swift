@@ -38,6 +38,41 @@ enum LocalFileCrypto {
         dst.sync()
     }
 
+    /// Copies a local file from one protection to another (simplex-chat `copyCryptoFile`): read
+    /// through `fromArgs` (tag checked at the end) and written under `toArgs`, either may be nil
+    /// (plain). Nothing is left at `to` when it fails.
+    static func copy(from: String, _ fromArgs: CryptoFileArgs?, to: String, _ toArgs: CryptoFileArgs?) throws(XFTPFileError) {
+        var opener: SecretBoxStream?, sealer: SecretBoxStream?
+        do {
+            if let fromArgs { let (k, n) = try keys(fromArgs); opener = try SecretBoxStream(secret: k, nonce: n) }
+            if let toArgs { let (k, n) = try keys(toArgs); sealer = try SecretBoxStream(secret: k, nonce: n) }
+        } catch let e as XFTPFileError { throw e } catch { throw .crypto("\(error)") }
+        guard let size = PosixFile.size(of: from) else { throw .io("cannot stat \(from)") }
+        let tagSize: Int64 = opener == nil ? 0 : 16
+        guard size >= tagSize else { throw .invalidHeader("FTCEInvalidFileSize") }
+        let src = try PosixFile(path: from, mode: .read)
+        let dst = try PosixFile(path: to, mode: .create)
+        do throws(XFTPFileError) {
+            var left = size - tagSize
+            while left > 0 {
+                var piece = try src.read(exactly: Int(min(left, Int64(block))))
+                if opener != nil { piece.withUnsafeMutableBytes { opener!.decrypt(inPlace: $0) } }
+                if sealer != nil { piece.withUnsafeMutableBytes { sealer!.encrypt(inPlace: $0) } }
+                try dst.write(piece)
+                left -= Int64(piece.count)
+            }
+            if opener != nil {
+                let tag = try src.read(exactly: 16)
+                guard opener!.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
+            }
+            if sealer != nil { try dst.write(sealer!.tag()) }
+            dst.sync()
+        } catch {
+            PosixFile.remove(to)
+            throw error
+        }
+    }
+
     /// Decrypts the encrypted file `from` into `to`; nothing is left at `to` unless the tag verifies.
     static func decrypt(from: String, to: String, _ args: CryptoFileArgs) throws(XFTPFileError) {
         let (key, nonce) = try keys(args)
