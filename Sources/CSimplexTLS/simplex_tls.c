@@ -48,6 +48,7 @@ struct sxtls_conn {
     int server;
     int offloaded;
     int peer_closed;
+    int ticket_seen; /* offloaded client: the server sent a NewSessionTicket */
     struct record_keys rd, wr; /* traffic secrets from the key log, then the offloaded keys */
     struct byte_queue in, out; /* offloaded: ciphertext received / to send */
     char error[256];
@@ -280,9 +281,10 @@ void sxtls_conn_set_verify(sxtls_conn *c, sxtls_verify_cb cb, void *arg) {
 
 /* ---- The TLS 1.3 record layer after the handshake (RFC 8446 §5.2-5.4, §7.1-7.3) ----
  * OpenSSL keeps about 12 KB per connection after the handshake (the SSL object, its session
- * and cipher contexts) that a relay with thousands of idle clients pays for each. Once a server
- * handshake completes with TLS_CHACHA20_POLY1305_SHA256, the records are protected here with the
- * traffic secrets from the key log and the SSL object is freed: the same bytes on the wire. */
+ * and cipher contexts) that a relay with thousands of idle clients pays for each, and its memory
+ * BIOs copy every record once more (and clear their buffers when released). Once a handshake
+ * completes with TLS_CHACHA20_POLY1305_SHA256, the records are protected here with the traffic
+ * secrets from the key log and the SSL object is freed: the same bytes on the wire. */
 
 #define RECORD_MAX_PLAIN 16384
 #define RECORD_MAX_CIPHER (RECORD_MAX_PLAIN + 256)
@@ -415,12 +417,20 @@ int sxtls_conn_offload(sxtls_conn *c) {
 
 int sxtls_conn_offloaded(sxtls_conn *c) { return c->offloaded; }
 
-/* Handshake messages after the handshake: only KeyUpdate is valid from a client. */
+/* Handshake messages after the handshake, each whole in its record: KeyUpdate both ways, and a
+ * server's NewSessionTicket, which a client without resumption notes and ignores. */
 static int post_handshake(sxtls_conn *c, const uint8_t *p, size_t len) {
     while (len > 0) {
         if (len < 4) return 0;
         size_t n = (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3];
-        if (p[0] != 24 || n != 1 || len < 5 || p[4] > 1) return 0;
+        if (len < 4 + n) return 0;
+        if (p[0] == 4 && !c->server) {
+            c->ticket_seen = 1;
+            p += 4 + n;
+            len -= 4 + n;
+            continue;
+        }
+        if (p[0] != 24 || n != 1 || p[4] > 1) return 0;
         int requested = p[4] == 1;
         if (!next_generation(&c->rd)) return 0;
         if (requested) {
@@ -627,7 +637,7 @@ size_t sxtls_conn_group(sxtls_conn *c, char *buf, size_t len) {
 int sxtls_conn_session_reused(sxtls_conn *c) { return c->ssl ? SSL_session_reused(c->ssl) : 0; }
 
 int sxtls_conn_has_ticket(sxtls_conn *c) {
-    if (!c->ssl) return 0;
+    if (!c->ssl) return c->ticket_seen;
     SSL_SESSION *s = SSL_get0_session(c->ssl);
     return s && SSL_SESSION_has_ticket(s);
 }

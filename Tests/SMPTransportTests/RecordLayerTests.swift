@@ -169,10 +169,43 @@ final class RecordLayerTests: XCTestCase {
         }
     }
 
+    func testClientRecordLayerAgainstOpenSSLServerAndBothOffloaded() throws {
+        // The client's own record layer with OpenSSL's server: data, and KeyUpdates the server sends.
+        let p = try Pair()
+        p.handshake()
+        XCTAssertEqual(sxtls_conn_offload(p.client), 1)
+        for size in [16384, 40000, 1] {
+            let a = Self.bytes(size, seed: 11)
+            XCTAssertEqual(p.send(p.client, p.server, a), a)
+            XCTAssertEqual(p.send(p.server, p.client, a), a)
+        }
+        XCTAssertEqual(sxtls_conn_key_update(p.server, 1), 1)
+        let b = Self.bytes(500, seed: 12)
+        XCTAssertEqual(p.send(p.server, p.client, b), b)
+        XCTAssertEqual(p.send(p.client, p.server, b), b)
+        XCTAssertEqual(p.send(p.server, p.client, b), b)
+        XCTAssertEqual(sxtls_conn_has_ticket(p.client), 0)
+
+        // Both sides offloaded: neither uses OpenSSL after the handshake.
+        let q = try Pair()
+        q.handshake()
+        XCTAssertEqual(sxtls_conn_offload(q.server), 1)
+        XCTAssertEqual(sxtls_conn_offload(q.client), 1)
+        for size in [16384, 3 * 16384, 2] {
+            let a = Self.bytes(size, seed: 13)
+            XCTAssertEqual(q.send(q.client, q.server, a), a)
+            XCTAssertEqual(q.send(q.server, q.client, a), a)
+        }
+        sxtls_conn_shutdown(q.client)
+        q.pump(q.client, q.server)
+        XCTAssertEqual(q.readAll(q.server).1, -2)
+    }
+
     func testTLS12StaysWithOpenSSL() throws {
         let p = try Pair { $0.maximumVersion = .tls12 }
         p.handshake()
         XCTAssertEqual(sxtls_conn_offload(p.server), 0)
+        XCTAssertEqual(sxtls_conn_offload(p.client), 0)
         let a = Self.bytes(2000, seed: 7)
         XCTAssertEqual(p.send(p.client, p.server, a), a)
         XCTAssertEqual(p.send(p.server, p.client, a), a)

@@ -49,7 +49,7 @@ void sxtls_conn_shutdown(sxtls_conn *c);
  * Call after taking what the handshake produced (sxtls_conn_drain) and its details. */
 int sxtls_conn_offload(sxtls_conn *c);
 int sxtls_conn_offloaded(sxtls_conn *c);
-/* Sends a TLS 1.3 KeyUpdate (requested = 1 asks the peer to update too); OpenSSL connections only. */
+/* Sends a TLS 1.3 KeyUpdate (requested = 1 asks the peer to update too); connections not offloaded only. */
 int sxtls_conn_key_update(sxtls_conn *c, int requested);
 /* The Finished verify_data this side sent (peer = 0) or received (peer = 1); returns its length. */
 size_t sxtls_conn_finished(sxtls_conn *c, int peer, uint8_t *buf, size_t len);

@@ -20,8 +20,8 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var signatureAlgorithms: String
     /// ALPN names: a client offers them, a server accepts the first of its own names the client offered.
     public var alpn: [String]
-    /// Servers: after a TLS 1.3 handshake, records are protected by CSimplexTLS itself and
-    /// OpenSSL's connection is freed (about 12 KB per client); off keeps OpenSSL throughout.
+    /// After a TLS 1.3 handshake, records are protected by CSimplexTLS itself and OpenSSL's
+    /// connection is freed (about 12 KB per connection); off keeps OpenSSL throughout.
     public var ownRecordLayer = true
 
     /// The ALPN name of the current SMP handshake (`alpnSupportedSMPHandshakes`).
