@@ -303,7 +303,9 @@ static int queue_reserve(struct byte_queue *q, size_t extra) {
         q->off = 0;
         if (q->len + extra <= q->cap) return 1;
     }
+    /* Grows by half again at least: a flush of many records appends one at a time. */
     size_t cap = q->len + extra;
+    if (cap < q->cap + q->cap / 2) cap = q->cap + q->cap / 2;
     uint8_t *b = realloc(q->buf, cap);
     if (!b) return 0;
     q->buf = b;
