@@ -107,6 +107,8 @@ public final class ChatReceiver {
             if active(user) { m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil)) }
         case .contactRatchetSync(let user, let contact, _), .contactVerificationReset(let user, let contact):
             if active(user) { m.updateContact(contact) }
+        case .unknownMemberCreated, .unknownMemberAnnounced:
+            break // member records only; the item that follows updates the chat
         case .groupMemberRatchetSync, .groupMemberSwitch, .groupMemberVerificationReset:
             break
         case .contactSwitch(let user, let contact, _):

@@ -577,6 +577,10 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): \(m.localDisplayName) joined the group")
         case .leftMember(_, let g, let m):
             output("\(t) #\(g.localDisplayName): \(m.localDisplayName) left the group")
+        case .unknownMemberCreated(_, let g, let by, let m):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) forwarded a message from an unknown member, creating unknown member record \(m.localDisplayName)")
+        case .unknownMemberAnnounced(_, let g, let by, let unknown, let announced):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) updated unknown member \(unknown.localDisplayName) to \(announced.localDisplayName)")
         case .deletedMember(_, let g, let by, let deleted, _):
             output("\(t) #\(g.localDisplayName): \(by.localDisplayName) removed \(deleted.localDisplayName)")
         case .deletedMemberUser(_, let g, let m, _):

@@ -505,6 +505,8 @@ enum RTSamples {
         withUser("deletedMember", #""groupInfo":\#(groupInfo),"byMember":\#(host),"deletedMember":\#(member),"withMessages":false"#),
         withUser("deletedMemberUser", #""groupInfo":\#(groupInfo),"member":\#(host),"withMessages":true"#),
         withUser("leftMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("unknownMemberCreated", #""groupInfo":\#(groupInfo),"forwardedByMember":\#(member),"member":\#(member)"#),
+        withUser("unknownMemberAnnounced", #""groupInfo":\#(groupInfo),"announcingMember":\#(member),"unknownMember":\#(member),"announcedMember":\#(member)"#),
         withUser("groupDeleted", #""groupInfo":\#(groupInfo),"member":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo)"#),
@@ -888,6 +890,8 @@ enum CaseNames {
         case .deletedMember: "deletedMember"
         case .deletedMemberUser: "deletedMemberUser"
         case .leftMember: "leftMember"
+        case .unknownMemberCreated: "unknownMemberCreated"
+        case .unknownMemberAnnounced: "unknownMemberAnnounced"
         case .groupDeleted: "groupDeleted"
         case .groupUpdated: "groupUpdated"
         case .groupMemberUpdated: "groupMemberUpdated"

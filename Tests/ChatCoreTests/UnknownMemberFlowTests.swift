@@ -32,6 +32,12 @@ import Testing
             }
 
             let cg = try await GroupHistoryFlowTests().carolJoins(t)
+            // simplex-chat's CEvtUnknownMemberCreated, naming the host that forwarded the message.
+            let created = try await t.carol.next("unknownMemberCreated", timeout: 20) { e -> (GroupMember, GroupMember)? in
+                if case .unknownMemberCreated(_, _, let by, let m) = e { (by, m) } else { nil }
+            }
+            #expect(created.0.memberProfile.displayName == "alice" && created.1.memberProfile.displayName == "bob")
+            #expect(created.1.memberStatus == .unknown)
             let b1 = try await t.carol.next("history b1", timeout: 20, Self.item("b1 before leaving"))
             guard case .groupRcv(let author?) = b1.chatItem.chatDir else {
                 Issue.record("history item is not a received group item")

@@ -32,6 +32,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case deletedMember(user: User, groupInfo: GroupInfo, byMember: GroupMember, deletedMember: GroupMember, withMessages: Bool)
     case deletedMemberUser(user: User, groupInfo: GroupInfo, member: GroupMember, withMessages: Bool)
     case leftMember(user: User, groupInfo: GroupInfo, member: GroupMember)
+    /// A forwarded message's author we did not know became an unknown member.
+    case unknownMemberCreated(user: User, groupInfo: GroupInfo, forwardedByMember: GroupMember, member: GroupMember)
+    /// A member first known as an unknown author was announced (x.grp.mem.new).
+    case unknownMemberAnnounced(user: User, groupInfo: GroupInfo, announcingMember: GroupMember, unknownMember: GroupMember, announcedMember: GroupMember)
     case groupDeleted(user: User, groupInfo: GroupInfo, member: GroupMember)
     case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?)
     case groupMemberUpdated(user: User, groupInfo: GroupInfo, fromMember: GroupMember, toMember: GroupMember)
@@ -86,6 +90,11 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "deletedMember": self = try .deletedMember(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), deletedMember: c.v("deletedMember"), withMessages: c.v("withMessages"))
         case "deletedMemberUser": self = try .deletedMemberUser(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), withMessages: c.v("withMessages"))
         case "leftMember": self = try .leftMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "unknownMemberCreated":
+            self = try .unknownMemberCreated(user: c.v("user"), groupInfo: c.v("groupInfo"), forwardedByMember: c.v("forwardedByMember"), member: c.v("member"))
+        case "unknownMemberAnnounced":
+            self = try .unknownMemberAnnounced(user: c.v("user"), groupInfo: c.v("groupInfo"), announcingMember: c.v("announcingMember"),
+                                               unknownMember: c.v("unknownMember"), announcedMember: c.v("announcedMember"))
         case "groupDeleted": self = try .groupDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"))
         case "groupMemberUpdated": self = try .groupMemberUpdated(user: c.v("user"), groupInfo: c.v("groupInfo"), fromMember: c.v("fromMember"), toMember: c.v("toMember"))
@@ -275,6 +284,19 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
+        case .unknownMemberCreated(let user, let groupInfo, let forwardedByMember, let member):
+            try c.tag("unknownMemberCreated")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(forwardedByMember, "forwardedByMember")
+            try c.put(member, "member")
+        case .unknownMemberAnnounced(let user, let groupInfo, let announcingMember, let unknownMember, let announcedMember):
+            try c.tag("unknownMemberAnnounced")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(announcingMember, "announcingMember")
+            try c.put(unknownMember, "unknownMember")
+            try c.put(announcedMember, "announcedMember")
         case .groupDeleted(let user, let groupInfo, let member):
             try c.tag("groupDeleted")
             try c.put(user, "user")

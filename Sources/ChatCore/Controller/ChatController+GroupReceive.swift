@@ -336,7 +336,12 @@ extension ChatController {
             // history) becomes an unknown member, as simplex-chat's `getCreateUnknownGMByMemberId`.
             let known = try store.read { db in try self.groupMember(db, groupId: g.groupId, memberId: memberId.base64url) }
             let a: GroupMember
-            if let known { a = known } else { a = try createUnknownMember(user: user, g, memberId, name: memberName) }
+            if let known {
+                a = known
+            } else {
+                a = try createUnknownMember(user: user, g, memberId, name: memberName)
+                emit(.unknownMemberCreated(user: user, groupInfo: g, forwardedByMember: sender, member: a))
+            }
             _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
             return nil
         case .msgNew(let container):
@@ -449,6 +454,7 @@ extension ChatController {
                                           status: GroupMemberStatus.announced.rawValue, invitedBy: sender.groupMemberId, at: Self.now)
             }
             gmId = existing.groupMemberId
+            emit(.unknownMemberAnnounced(user: user, groupInfo: g, announcingMember: sender, unknownMember: existing, announcedMember: try member(gmId)))
         } else {
             gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         }
