@@ -122,6 +122,10 @@ extension ChatController {
                 try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
                 return
             }
+            if case .grpLinkReject(let rejection)? = msg?.event, conn["via_group_link_id"] as String? != nil {
+                try groupLinkRejectionReceived(conn, rejection)
+                return
+            }
             guard case .info(let profile)? = msg?.event else {
                 throw .error(errorType: .commandError(message: "confirmation without a profile"))
             }

@@ -9,6 +9,7 @@ extension ChatController {
     /// item (sndNew until the agent reports SENT).
     func sendMessages(_ ref: ChatRef, ttl: Int?, live: Bool, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
+        if ref.chatType == .group, ref.chatScope != nil { return try await sendSupportMessages(ref, messages) }
         let (user, target) = try messageTarget(ref, requiredRole: .author)
         if messages.contains(where: { if case .voice = $0.msgContent { true } else { false } }) {
             try assertFeatureAllowed(target, .voice)

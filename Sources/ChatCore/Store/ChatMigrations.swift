@@ -131,6 +131,15 @@ enum ChatMigrations {
                 ALTER TABLE connections ADD COLUMN security_code_verified_at REAL;
                 """)
         }
+        // simplex-chat `group_scope_tag`/`group_scope_group_member_id` (chat version 15): items of a
+        // member's support chat, kept out of the group's main chat.
+        m.registerMigration("m20261124c_member_support_scope") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat_items ADD COLUMN group_scope_tag TEXT;
+                ALTER TABLE chat_items ADD COLUMN group_scope_group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE;
+                CREATE INDEX idx_chat_items_group_scope ON chat_items(group_id, group_scope_group_member_id, chat_item_id);
+                """)
+        }
         return m
     }
 

@@ -1,0 +1,139 @@
+import Foundation
+import SMPAgent
+import Testing
+
+@testable import ChatCore
+
+private func groupId(_ e: [String: Any]) -> Int64? {
+    ((e["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value
+}
+
+private func membershipStatus(_ e: [String: Any]) -> String? {
+    ((e["groupInfo"] as? [String: Any])?["membership"] as? [String: Any])?["memberStatus"] as? String
+}
+
+private func member(_ e: [String: Any], _ key: String = "member") -> [String: Any]? {
+    e[key] as? [String: Any]
+}
+
+private func memberName(_ e: [String: Any], _ key: String = "member") -> String? {
+    (member(e, key)?["memberProfile"] as? [String: Any])?["displayName"] as? String
+}
+
+/// The scope of an event's first item: nil for the main chat, "" for the user's own support
+/// chat, the member's name for a moderator's view of a member's chat.
+private func scopeOf(_ e: [String: Any]) -> String? {
+    guard let info = (e["chatItems"] as? [[String: Any]])?.first?["chatInfo"] as? [String: Any],
+          let scope = info["groupChatScope"] as? [String: Any] else { return nil }
+    #expect(scope["type"] as? String == "memberSupport")
+    return ((scope["groupMember_"] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String ?? ""
+}
+
+private func chatTexts(_ r: [String: Any]) -> [String] {
+    (((r["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]]) ?? []).compactMap {
+        ($0["meta"] as? [String: Any])?["itemText"] as? String
+    }
+}
+
+/// Chat versions 14 and 15 between two real cores over a real relay: a host refusing a join
+/// (x.grp.link.reject), and a group that reviews its members (pending joiners, x.grp.link.acpt,
+/// messages in the member's support chat, kept out of the main chat).
+@Suite(.serialized) struct MemberAdmissionFlowTests {
+    static let v16 = VersionRange(min: 1, max: 16)!
+
+    @Test func rejectedJoinerGetsTheReasonAndNeverJoins() async throws {
+        let dir = NSTemporaryDirectory() + "admission-reject-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        // The host's hook (as a bot's `acceptMember`) refuses one name.
+        let alice = try await Client("alice", dir: dir, server: server) { c in
+            c.chatVRange = Self.v16
+            c.acceptMember = { _, p in p.displayName.hasPrefix("spammer") ? .reject(.blockedName) : .accept(.accepted, role: .member) }
+        }
+        let spammer = try await Client("spammer", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let old = try await Client("spammer2", dir: dir, server: server) { $0.chatVRange = VersionRange(min: 1, max: 13)! }
+        let g = try #require(groupId(try await alice.cmd(#"/_group 1 {"displayName":"club","fullName":""}"#)))
+        let created = try await alice.cmd("/_create link #\(g) member")
+        let link = try #require(((created["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+
+        try await spammer.cmd("/_connect 1 \(link)")
+        let rejecting = try await alice.event("rejectingGroupJoinRequestMember")
+        #expect(rejecting["groupRejectionReason"] as? String == "blocked_name")
+        #expect(member(rejecting)?["memberStatus"] as? String == "rejected")
+        #expect(member(rejecting)?["memberRole"] as? String == "observer")
+
+        try await spammer.event("groupLinkConnecting")
+        let rejected = try await spammer.event("groupLinkRejected")
+        #expect(rejected["groupRejectionReason"] as? String == "blocked_name")
+        #expect(membershipStatus(rejected) == "rejected")
+        #expect((rejected["groupInfo"] as? [String: Any])?["groupProfile"].flatMap { ($0 as? [String: Any])?["displayName"] as? String } == "club")
+        let sg = try #require(groupId(rejected))
+        // Never joined: no userJoinedGroup, and the group cannot be written to.
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        #expect(await !spammer.c.send("/_get chat #\(sg) count=10").contains("userJoinedGroup"))
+        #expect(await spammer.c.send(#"/_send #\#(sg) json [{"msgContent":{"type":"text","text":"let me in"}}]"#).contains("\"error\""))
+        let members = try await alice.cmd("/_members #\(g)")
+        #expect(!String(describing: members).contains("\"connected\""))
+
+        // A joiner below version 14 cannot read a refusal: its request stays unanswered.
+        try await old.cmd("/_connect 1 \(link)")
+        let warning = try await alice.event("messageError")
+        #expect((warning["errorMessage"] as? String)?.contains("below 14") == true)
+
+        await relay.shutdown()
+        await alice.c.close()
+        await spammer.c.close()
+        await old.c.close()
+    }
+
+    @Test func reviewedJoinerTalksInItsSupportChatUntilAccepted() async throws {
+        let dir = NSTemporaryDirectory() + "admission-review-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let bob = try await Client("bob", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let g = try #require(groupId(try await alice.cmd(#"/_group 1 {"displayName":"club","fullName":"","memberAdmission":{"review":"all"}}"#)))
+        let created = try await alice.cmd("/_create link #\(g) member")
+        let link = try #require(((created["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+
+        try await bob.cmd("/_connect 1 \(link)")
+        let accepting = try await alice.event("acceptingGroupJoinRequestMember")
+        #expect(member(accepting)?["memberStatus"] as? String == "pending_review")
+        let bobGm = try #require((member(accepting)?["groupMemberId"] as? NSNumber)?.int64Value)
+        try await bob.event("groupLinkConnecting")
+        let joined = try await alice.event("joinedGroupMember") { memberName($0) == "bob" }
+        #expect(member(joined)?["memberStatus"] as? String == "pending_review")
+        let review = try await alice.event("newChatItems") { scopeOf($0) == "bob" }
+        #expect(itemText(review) == "new member wants to join the group")
+        let bobJoined = try await bob.event("userJoinedGroup")
+        #expect(membershipStatus(bobJoined) == "pending_review", "connected to the host, but held for review")
+        let bg = try #require(groupId(bobJoined))
+
+        // The support chat: both ways, with the member's scope, never in the main chat.
+        try await bob.cmd(#"/_send #\#(bg)(_support) json [{"msgContent":{"type":"text","text":"may I join?"}}]"#)
+        let asked = try await alice.event("newChatItems") { itemText($0) == "may I join?" }
+        #expect(scopeOf(asked) == "bob")
+        try await alice.cmd(#"/_send #\#(g)(_support:\#(bobGm)) json [{"msgContent":{"type":"text","text":"tell me about you"}}]"#)
+        let answered = try await bob.event("newChatItems") { itemText($0) == "tell me about you" }
+        #expect(scopeOf(answered) == "")
+        #expect(!chatTexts(try await alice.cmd("/_get chat #\(g) count=50")).contains("may I join?"))
+        #expect(chatTexts(try await alice.cmd("/_get chat #\(g)(_support:\(bobGm)) count=50")) == ["new member wants to join the group", "may I join?", "tell me about you"])
+        #expect(!chatTexts(try await bob.cmd("/_get chat #\(bg) count=50")).contains("tell me about you"))
+        #expect(chatTexts(try await bob.cmd("/_get chat #\(bg)(_support) count=50")) == ["may I join?", "tell me about you"])
+
+        // Admitted: x.grp.link.acpt, and then bob writes to the main chat.
+        let accepted = try await alice.cmd("/_accept member #\(g) \(bobGm) member")
+        #expect(accepted["type"] as? String == "memberAccepted")
+        #expect(member(accepted)?["memberStatus"] as? String == "connected")
+        let nowMember = try await bob.event("userJoinedGroup")
+        #expect(membershipStatus(nowMember) == "connected")
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"hello everyone"}}]"#)
+        let main = try await alice.event("newChatItems") { itemText($0) == "hello everyone" }
+        #expect(scopeOf(main) == nil)
+        #expect(try await alice.cmdError("/_accept member #\(g) \(bobGm) member")["type"] as? String == "error")
+
+        await relay.shutdown()
+        await alice.c.close()
+        await bob.c.close()
+    }
+}
