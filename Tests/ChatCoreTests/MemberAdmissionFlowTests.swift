@@ -109,6 +109,26 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         #expect(membershipStatus(bobJoined) == "pending_review", "connected to the host, but held for review")
         let bg = try #require(groupId(bobJoined))
 
+        // Held for review: the main chat is closed to bob's own client...
+        #expect(try await bob.cmdError(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"early"}}]"#)["type"] as? String == "error")
+        // ...and the host refuses what a pending member may not send: a main-chat message, a
+        // scope naming another member, an acceptance (only moderators accept).
+        let toAliceRow = try await bob.c.testString("SELECT agent_conn_id FROM connections WHERE group_member_id IS NOT NULL AND conn_status = 'ready'")
+        let toAlice = try #require(toAliceRow)
+        let aliceIdText = try await alice.c.testString("SELECT member_id FROM group_members WHERE member_category = 'user' AND group_id = \(g)")
+        let aliceMemberId = try #require(aliceIdText.flatMap { MemberId(base64url: $0) })
+        let bobIdText = try await bob.c.testString("SELECT member_id FROM group_members WHERE member_category = 'user' AND group_id = \(bg)")
+        let bobMemberId = try #require(bobIdText.flatMap { MemberId(base64url: $0) })
+        for (event, problem) in [
+            (ChatMsgEvent.msgNew(MsgContainer(content: .text("sneaked in"))), "outside of its support chat"),
+            (.msgNew(MsgContainer(content: .text("in someone else's chat"), scope: .member(memberId: aliceMemberId))), "outside of its support chat"),
+            (.grpLinkAcpt(acceptance: .accepted, role: .owner, memberId: bobMemberId), "not a moderator"),
+        ] {
+            _ = try await bob.c.sendToAgent(toAlice, try ChatMessage(chatVRange: Self.v16, msgId: .random(), event: event).encoded())
+            let refused = try await alice.event("messageError")
+            #expect((refused["errorMessage"] as? String)?.contains(problem) == true, "\(refused)")
+        }
+
         // The support chat: both ways, with the member's scope, never in the main chat.
         try await bob.cmd(#"/_send #\#(bg)(_support) json [{"msgContent":{"type":"text","text":"may I join?"}}]"#)
         let asked = try await alice.event("newChatItems") { itemText($0) == "may I join?" }
@@ -116,7 +136,9 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         try await alice.cmd(#"/_send #\#(g)(_support:\#(bobGm)) json [{"msgContent":{"type":"text","text":"tell me about you"}}]"#)
         let answered = try await bob.event("newChatItems") { itemText($0) == "tell me about you" }
         #expect(scopeOf(answered) == "")
-        #expect(!chatTexts(try await alice.cmd("/_get chat #\(g) count=50")).contains("may I join?"))
+        let aliceMain = chatTexts(try await alice.cmd("/_get chat #\(g) count=50"))
+        #expect(!aliceMain.contains("may I join?") && !aliceMain.contains("sneaked in") && !aliceMain.contains("in someone else's chat"))
+        #expect(try await alice.cmd("/_members #\(g)").description.contains("pending_review"), "refused events changed nothing")
         #expect(chatTexts(try await alice.cmd("/_get chat #\(g)(_support:\(bobGm)) count=50")) == ["new member wants to join the group", "may I join?", "tell me about you"])
         #expect(!chatTexts(try await bob.cmd("/_get chat #\(bg) count=50")).contains("tell me about you"))
         #expect(chatTexts(try await bob.cmd("/_get chat #\(bg)(_support) count=50")) == ["may I join?", "tell me about you"])

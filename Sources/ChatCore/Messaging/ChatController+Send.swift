@@ -11,6 +11,10 @@ extension ChatController {
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
         if ref.chatType == .group, ref.chatScope != nil { return try await sendSupportMessages(ref, messages) }
         let (user, target) = try messageTarget(ref, requiredRole: .author)
+        // A member held for approval or review writes only in its support chat (as simplex-chat).
+        if case .group(let g) = target, g.membership.memberStatus == .pendingApproval || g.membership.memberStatus == .pendingReview {
+            throw .error(errorType: .commandError(message: "not current member"))
+        }
         if messages.contains(where: { if case .voice = $0.msgContent { true } else { false } }) {
             try assertFeatureAllowed(target, .voice)
         }
