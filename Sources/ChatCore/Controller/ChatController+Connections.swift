@@ -361,6 +361,7 @@ extension ChatController {
                 try db.insertRequestMessageReceived(userId: userId, contactId: contactId, text: content.text, contentJSON: itemContent,
                                                     statusJSON: status, sharedMsgId: r.sharedMsgId, at: Self.now)
             }
+            try db.moveRequestWelcomeId(requestId, toContact: contactId)
             try db.deleteContactRequest(requestId)
             return try self.contact(db, contactId)
         }

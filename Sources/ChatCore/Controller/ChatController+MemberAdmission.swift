@@ -234,3 +234,23 @@ extension ChatController {
         return .apiChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: info), chatItems: items), navInfo: nil)
     }
 }
+
+// MARK: version 16: the welcome message of a short link
+
+extension ChatController {
+    /// The auto-reply to a joiner that already shows our welcome from the link's data and named
+    /// it in its request (`welcomeMsgId`): x.msg.update of that message instead of a new one
+    /// (simplex-chat `sendAutoReply` with the request's welcomeSharedMsgId); our copy is the sent
+    /// item with the same shared ID.
+    func sendWelcomeUpdate(user: User, _ contact: Contact, agentConnId: String, _ reply: MsgContent, welcomeId: String) async throws(ChatError) {
+        guard let shared = SharedMsgId(base64url: welcomeId) else { return }
+        let body = try chatMessage(.msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: reply)))
+        dropStatus(agentConnId, try await sendToAgent(agentConnId, body))
+        var item = NewChatItem(userId: user.userId, contactId: contact.contactId, sent: true, itemTs: Self.now, text: reply.text,
+                               contentJSON: try json(CIContent.sndMsgContent(msgContent: reply)),
+                               statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)), sharedMsgId: welcomeId)
+        item.forwarded = false
+        let itemId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+    }
+}

@@ -140,6 +140,15 @@ enum ChatMigrations {
                 CREATE INDEX idx_chat_items_group_scope ON chat_items(group_id, group_scope_group_member_id, chat_item_id);
                 """)
         }
+        // simplex-chat `welcome_shared_msg_id` (chat version 16): the shared ID of the welcome message
+        // a joiner showed from an address's link data (joiner: its prepared contact; owner: the request
+        // and the contact accepted from it), so the owner's auto-reply updates that item.
+        m.registerMigration("m20261124c_link_welcome_ids") { db in
+            try db.execute(sql: """
+                ALTER TABLE contact_requests ADD COLUMN welcome_shared_msg_id TEXT;
+                ALTER TABLE contacts ADD COLUMN welcome_shared_msg_id TEXT;
+                """)
+        }
         return m
     }
 
