@@ -75,6 +75,16 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         let members = try await alice.cmd("/_members #\(g)")
         #expect(!String(describing: members).contains("\"connected\""))
 
+        // A prepared group (from the link's data) is the one marked rejected.
+        let third = try await Client("spammer3", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let prepared = try await third.cmd(#"/_prepare group 1 \#(link) {"groupProfile":{"displayName":"club","fullName":""}}"#)
+        let pg = try #require(((((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        try await third.cmd("/_connect group #\(pg)")
+        try await alice.event("rejectingGroupJoinRequestMember") { memberName($0) == "spammer3" }
+        let thirdRejected = try await third.event("groupLinkRejected")
+        #expect(groupId(thirdRejected) == pg && membershipStatus(thirdRejected) == "rejected")
+        await third.c.close()
+
         // A joiner below version 14 cannot read a refusal: its request stays unanswered.
         try await old.cmd("/_connect 1 \(link)")
         let warning = try await alice.event("messageError")
