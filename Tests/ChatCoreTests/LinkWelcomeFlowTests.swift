@@ -22,13 +22,20 @@ private func texts(_ r: [String: Any]) -> [String] {
         let alice = try await Client("alice", dir: dir, server: server) { $0.chatVRange = v16 }
         let bob = try await Client("bob", dir: dir, server: server) { $0.chatVRange = v16 }
         let address = try await alice.cmd("/_address 1")
-        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
-        try await alice.cmd(#"/_address_settings 1 {"businessAddress":false,"autoAccept":{"acceptIncognito":false},"autoReply":{"type":"text","text":"Welcome, friend!"}}"#)
+        let links = try #require(address["connLinkContact"] as? [String: Any])
+        let link = try #require(links["connFullLink"] as? String), short = try #require(links["connShortLink"] as? String)
+        try await alice.cmd(#"/_address_settings 1 {"businessAddress":false,"autoAccept":{"acceptIncognito":false},"autoReply":{"type":"text","text":"Welcome!"}}"#)
 
-        // Bob shows the link's data: alice's profile and the (older) welcome it carries.
-        let prepared = try await bob.cmd(#"/_prepare contact 1 \#(link) {"profile":{"displayName":"alice","fullName":""},"message":{"type":"text","text":"Welcome!"},"business":false}"#)
+        // The address's link data carries the auto-reply as its welcome message; bob shows it.
+        let plan = try await bob.cmd("/_connect plan 1 \(short)")
+        let data = try #require(((plan["connectionPlan"] as? [String: Any])?["contactAddressPlan"] as? [String: Any])?["contactSLinkData_"] as? [String: Any])
+        #expect((data["message"] as? [String: Any])?["text"] as? String == "Welcome!")
+        let dataJSON = String(decoding: try JSONSerialization.data(withJSONObject: data), as: UTF8.self)
+        let prepared = try await bob.cmd("/_prepare contact 1 \(link) \(short) \(dataJSON)")
         let ct = try #require(((((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"] as? [String: Any])?["contactId"] as? NSNumber)?.int64Value)
         #expect(texts(try await bob.cmd("/_get chat @\(ct) count=10")) == ["Welcome!"])
+        // Alice changes her greeting after bob saw the old one.
+        try await alice.cmd(#"/_address_settings 1 {"businessAddress":false,"autoAccept":{"acceptIncognito":false},"autoReply":{"type":"text","text":"Welcome, friend!"}}"#)
         try await bob.cmd("/_connect contact @\(ct)")
         try await alice.event("acceptingContactRequest")
         let atAlice = try await alice.event("contactConnected")

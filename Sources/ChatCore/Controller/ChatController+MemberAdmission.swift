@@ -254,3 +254,23 @@ extension ChatController {
         emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
     }
 }
+
+extension ChatController {
+    /// What our address's short link shows (simplex-chat `contactShortLinkData`): the profile, the
+    /// auto-reply as the welcome `message` a v16 joiner shows before connecting, and whether it is a
+    /// business address.
+    func addressLinkData(_ profile: Profile, _ settings: AddressSettings) -> ContactShortLinkData {
+        ContactShortLinkData(profile: redacted(profile), message: settings.autoReply, business: settings.businessAddress)
+    }
+
+    /// Re-publishes the address's link data after a profile or settings change (best effort: the
+    /// relay may be away; the next change publishes again).
+    func updateAddressLinkData(userId: Int64, profile: Profile? = nil) async {
+        guard let agent = try? runningAgent(), let user = try? userById(userId),
+              let addr = try? store.read({ db in try db.addressConnIdWithShortLink(userId: userId) }),
+              let row = try? store.read({ db in try db.userContactLinkRow(userId: userId) }),
+              let data = try? shortLinkData(addressLinkData(profile ?? user.profile.profile, Self.contactLink(row).addressSettings))
+        else { return }
+        _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+    }
+}
