@@ -164,6 +164,21 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         #expect(scopeOf(main) == nil)
         #expect(try await alice.cmdError("/_accept member #\(g) \(bobGm) member")["type"] as? String == "error")
 
+        // Carol is held for review too, and removed instead: only she is told.
+        let carol = try await Client("carol", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        try await carol.cmd("/_connect 1 \(link)")
+        let carolJoining = try await alice.event("acceptingGroupJoinRequestMember") { memberName($0) == "carol" }
+        let carolGm = try #require((member(carolJoining)?["groupMemberId"] as? NSNumber)?.int64Value)
+        let carolJoined = try await carol.event("userJoinedGroup")
+        #expect(membershipStatus(carolJoined) == "pending_review")
+        try await alice.event("joinedGroupMember") { memberName($0) == "carol" }
+        let removed = try await alice.cmd("/_remove #\(g) \(carolGm)")
+        #expect(removed["type"] as? String == "userDeletedMembers")
+        try await carol.event("deletedMemberUser")
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        #expect(try await bob.cmd("/_members #\(bg)").description.contains("carol") == false, "bob never learned of carol")
+        await carol.c.close()
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()
