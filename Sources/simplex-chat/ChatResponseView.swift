@@ -147,6 +147,8 @@ extension ChatView {
             return "#\(g.localDisplayName): you \(blocked ? "blocked" : "unblocked") \(names(members))"
         case .userDeletedMembers(_, let g, let members, _, _):
             return "#\(g.localDisplayName): you removed \(names(members)) from the group"
+        case .memberAccepted(_, let g, let m):
+            return "#\(g.localDisplayName): \(m.localDisplayName) accepted"
         case .leftMemberUser(_, let g):
             return "#\(g.localDisplayName): you left the group\nuse /d #\(g.localDisplayName) to delete the group"
         case .groupDeletedUser(_, let g, _, _):

@@ -595,6 +595,10 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): joining the group via its link...")
         case .acceptingGroupJoinRequestMember(_, let g, let m):
             output("\(t) #\(g.localDisplayName): accepting request to join the group from \(m.localDisplayName)...")
+        case .groupLinkRejected(_, let g, let reason):
+            output("\(t) #\(g.localDisplayName): joining the group rejected: \(reason.text)")
+        case .rejectingGroupJoinRequestMember(_, let g, let m, let reason):
+            output("\(t) #\(g.localDisplayName): rejecting request to join the group from \(m.localDisplayName), reason: \(reason.text)")
         case .joinedGroupMemberConnecting(_, let g, let host, let m):
             output("\(t) #\(g.localDisplayName): \(host.localDisplayName) added \(m.localDisplayName) to the group (connecting...)")
         case .memberRole(_, let g, let by, let m, let from, let to):

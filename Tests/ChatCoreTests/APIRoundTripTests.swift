@@ -441,6 +441,7 @@ enum RTSamples {
         withUser("membersBlockedForAllUser", #""groupInfo":\#(groupInfo),"members":[\#(member),\#(host)],"blocked":true,"msgSigned":false"#),
         withUser("userDeletedMembers", #""groupInfo":\#(groupInfo),"members":[\#(member)],"withMessages":true,"msgSigned":false"#),
         withUser("leftMemberUser", #""groupInfo":\#(groupInfo)"#),
+        withUser("memberAccepted", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupDeletedUser", #""groupInfo":\#(groupInfo),"msgSigned":false,"localDeletion":true"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host),"msgSigned":false"#),
         withUser("groupLinkCreated", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
@@ -496,6 +497,8 @@ enum RTSamples {
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo)"#),
         withUser("groupLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("groupLinkRejected", #""groupInfo":\#(groupInfo),"groupRejectionReason":"long_name""#),
+        withUser("rejectingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member),"groupRejectionReason":"some newer reason""#),
         withUser("userJoinedGroup", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("joinedGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
@@ -836,6 +839,7 @@ enum CaseNames {
         case .membersBlockedForAllUser: "membersBlockedForAllUser"
         case .userDeletedMembers: "userDeletedMembers"
         case .leftMemberUser: "leftMemberUser"
+        case .memberAccepted: "memberAccepted"
         case .groupDeletedUser: "groupDeletedUser"
         case .groupUpdated: "groupUpdated"
         case .groupLinkCreated: "groupLinkCreated"
@@ -881,6 +885,8 @@ enum CaseNames {
         case .userAcceptedGroupSent: "userAcceptedGroupSent"
         case .groupLinkConnecting: "groupLinkConnecting"
         case .acceptingGroupJoinRequestMember: "acceptingGroupJoinRequestMember"
+        case .groupLinkRejected: "groupLinkRejected"
+        case .rejectingGroupJoinRequestMember: "rejectingGroupJoinRequestMember"
         case .userJoinedGroup: "userJoinedGroup"
         case .joinedGroupMember: "joinedGroupMember"
         case .joinedGroupMemberConnecting: "joinedGroupMemberConnecting"

@@ -126,6 +126,7 @@ import Testing
         Case("/_groups 1", .apiListGroups(userId: 1, contactId: nil, search: nil)),
         Case("/_groups 1 @4 tea", .apiListGroups(userId: 1, contactId: 4, search: "tea")),
         Case("/_member role #3 5,6 observer", .apiMembersRole(groupId: 3, groupMemberIds: [5, 6], memberRole: .observer)),
+        Case("/_accept member #3 7 member", .apiAcceptMember(groupId: 3, groupMemberId: 7, memberRole: .member)),
         Case("/_block #3 5 blocked=on", .apiBlockMembersForAll(groupId: 3, groupMemberIds: [5], blocked: true)),
         Case(#"/_member settings #3 5 {"showMessages":false}"#, .apiSetMemberSettings(groupId: 3, groupMemberId: 5, memberSettings: GroupMemberSettings(showMessages: false))),
         Case("/_remove #3 5", .apiRemoveMembers(groupId: 3, groupMemberIds: [5], withMessages: false)),

@@ -118,6 +118,12 @@ import Testing
                     fromMember: role, fromMemberName: "alice", invitedMember: MemberIdRole(memberId: memberId2, memberRole: .author),
                     groupProfile: groupProfile, accepted: "accepted", business: business, groupSize: 2)))
         out.append(.grpLinkMem(profile: fullProfile))
+        for reason in [GroupRejectionReason.longName, .blockedName] {
+            out.append(.grpLinkReject(GroupLinkRejection(fromMember: role, invitedMember: MemberIdRole(memberId: memberId2, memberRole: .observer),
+                                                         groupProfile: groupProfile, rejectionReason: reason)))
+        }
+        for a in [GroupAcceptance.accepted, .pendingReview] { out.append(.grpLinkAcpt(acceptance: a, role: .member, memberId: memberId2)) }
+        out.append(.msgNew(MsgContainer(content: .text("in support chat"), scope: .member(memberId: memberId2))))
         let info = MemberInfo(memberId: memberId, memberRole: .member, profile: bareProfile)
         let infoV = MemberInfo(memberId: memberId, memberRole: .owner, v: "1-16", profile: fullProfile)
         out.append(.grpMemNew(info))
@@ -149,7 +155,7 @@ import Testing
     static func covers(_ e: ChatMsgEvent) -> Bool {
         switch e {
         case .msgNew, .msgFileDescr, .msgUpdate, .msgDel, .msgDeleted, .msgReact, .fileCancel, .info, .contact, .directDel, .ok,
-            .grpInv, .grpAcpt, .grpLinkInv, .grpLinkMem, .grpMemNew, .grpMemIntro, .grpMemInv, .grpMemFwd, .grpMemInfo, .grpMemCon,
+            .grpInv, .grpAcpt, .grpLinkInv, .grpLinkMem, .grpLinkReject, .grpLinkAcpt, .grpMemNew, .grpMemIntro, .grpMemInv, .grpMemFwd, .grpMemInfo, .grpMemCon,
             .grpMemRole, .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpMsgForward:
             true
         case .unknown:
@@ -180,7 +186,7 @@ import Testing
         let schema = try Self.overlaidSchema()
         let samples = Self.samples()
         let tags = Set(samples.filter(Self.covers).map(\.tag))
-        #expect(tags.count == 28, "every event case is sampled: \(tags.sorted())")
+        #expect(tags.count == 30, "every event case is sampled: \(tags.sorted())")
         for event in samples {
             for (vRange, id) in [(ChatProtocolVersion.supportedRange, Self.msgId), (nil, nil)] as [(VersionRange?, SharedMsgId?)] {
                 let msg = ChatMessage(chatVRange: vRange, msgId: id, event: event)

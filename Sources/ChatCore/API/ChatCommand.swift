@@ -130,6 +130,8 @@ public enum ChatCommand: Sendable, Hashable {
     case apiListGroups(userId: Int64, contactId: Int64?, search: String?)
     /// `/_member role #<groupId> <groupMemberId>[,...] <role>`.
     case apiMembersRole(groupId: Int64, groupMemberIds: [Int64], memberRole: GroupMemberRole)
+    /// `/_accept member #<groupId> <groupMemberId> <role>`: admit a member pending approval or review.
+    case apiAcceptMember(groupId: Int64, groupMemberId: Int64, memberRole: GroupMemberRole)
     /// `/_block #<groupId> <groupMemberId>[,...] blocked=on|off`: block for all members (admins).
     case apiBlockMembersForAll(groupId: Int64, groupMemberIds: [Int64], blocked: Bool)
     /// `/_member settings #<groupId> <groupMemberId> <json(GroupMemberSettings)>`: block for me.
@@ -383,6 +385,7 @@ extension ChatCommand {
         case .apiListMembers(let g): return "/_members #\(g)"
         case .apiListGroups(let id, let c, let q): return "/_groups \(id)" + (c.map { " @\($0)" } ?? "") + (q.map { " " + $0 } ?? "")
         case .apiMembersRole(let g, let ms, let r): return "/_member role #\(g) " + ids(ms) + " " + r.rawValue
+        case .apiAcceptMember(let g, let m, let r): return "/_accept member #\(g) \(m) " + r.rawValue
         case .apiBlockMembersForAll(let g, let ms, let b): return "/_block #\(g) " + ids(ms) + " blocked=" + onOff(b)
         case .apiSetMemberSettings(let g, let m, let st): return "/_member settings #\(g) \(m) " + json(st)
         case .apiRemoveMembers(let g, let ms, let w): return "/_remove #\(g) " + ids(ms) + (w ? " messages=on" : "")

@@ -567,6 +567,12 @@ enum CommandSyntax {
             let ms = try s.idList()
             return .apiMembersRole(groupId: g, groupMemberIds: ms, memberRole: try s.memberRole())
         },
+        Entry(name: "/_accept member", prefixes: ["/_accept member #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let m = try s.decimal("group member ID")
+            return .apiAcceptMember(groupId: g, groupMemberId: m, memberRole: try s.memberRole())
+        },
         Entry(name: "/_member settings", prefixes: ["/_member settings #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")
             try s.expect(" ")

@@ -22,6 +22,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case receivedGroupInvitation(user: User, groupInfo: GroupInfo, contact: Contact, fromMemberRole: GroupMemberRole, memberRole: GroupMemberRole)
     case userAcceptedGroupSent(user: User, groupInfo: GroupInfo, hostContact: Contact?)
     case groupLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember)
+    /// The host refused our join through its group link (simplex-chat TEGroupLinkRejected).
+    case groupLinkRejected(user: User, groupInfo: GroupInfo, groupRejectionReason: GroupRejectionReason)
+    /// We refused a join through our group link (TERejectingGroupJoinRequestMember).
+    case rejectingGroupJoinRequestMember(user: User, groupInfo: GroupInfo, member: GroupMember, groupRejectionReason: GroupRejectionReason)
     case acceptingGroupJoinRequestMember(user: User, groupInfo: GroupInfo, member: GroupMember)
     case userJoinedGroup(user: User, groupInfo: GroupInfo, hostMember: GroupMember)
     case joinedGroupMember(user: User, groupInfo: GroupInfo, member: GroupMember)
@@ -80,6 +84,11 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "receivedGroupInvitation": self = try .receivedGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), fromMemberRole: c.v("fromMemberRole"), memberRole: c.v("memberRole"))
         case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
         case "groupLinkConnecting": self = try .groupLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
+        case "groupLinkRejected":
+            self = try .groupLinkRejected(user: c.v("user"), groupInfo: c.v("groupInfo"), groupRejectionReason: c.v("groupRejectionReason"))
+        case "rejectingGroupJoinRequestMember":
+            self = try .rejectingGroupJoinRequestMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                                        groupRejectionReason: c.v("groupRejectionReason"))
         case "acceptingGroupJoinRequestMember": self = try .acceptingGroupJoinRequestMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "userJoinedGroup": self = try .userJoinedGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
         case "joinedGroupMember": self = try .joinedGroupMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
@@ -224,6 +233,17 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(hostMember, "hostMember")
+        case .groupLinkRejected(let user, let groupInfo, let reason):
+            try c.tag("groupLinkRejected")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(reason, "groupRejectionReason")
+        case .rejectingGroupJoinRequestMember(let user, let groupInfo, let member, let reason):
+            try c.tag("rejectingGroupJoinRequestMember")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(reason, "groupRejectionReason")
         case .acceptingGroupJoinRequestMember(let user, let groupInfo, let member):
             try c.tag("acceptingGroupJoinRequestMember")
             try c.put(user, "user")

@@ -53,6 +53,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case membersBlockedForAllUser(user: User, groupInfo: GroupInfo, members: [GroupMember], blocked: Bool, msgSigned: Bool = false)
     case userDeletedMembers(user: User, groupInfo: GroupInfo, members: [GroupMember], withMessages: Bool, msgSigned: Bool = false)
     case leftMemberUser(user: User, groupInfo: GroupInfo)
+    /// `/_accept member`: the pending member is admitted (or moved on to review).
+    case memberAccepted(user: User, groupInfo: GroupInfo, member: GroupMember)
     /// `localDeletion`: only our copy was deleted (no x.grp.del was sent).
     case groupDeletedUser(user: User, groupInfo: GroupInfo, msgSigned: Bool = false, localDeletion: Bool)
     case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?, msgSigned: Bool = false)
@@ -131,6 +133,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "membersBlockedForAllUser": self = try .membersBlockedForAllUser(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), blocked: c.v("blocked"), msgSigned: c.v("msgSigned", default: false))
         case "userDeletedMembers": self = try .userDeletedMembers(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), withMessages: c.v("withMessages"), msgSigned: c.v("msgSigned", default: false))
         case "leftMemberUser": self = try .leftMemberUser(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "memberAccepted": self = try .memberAccepted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "groupDeletedUser": self = try .groupDeletedUser(user: c.v("user"), groupInfo: c.v("groupInfo"), msgSigned: c.v("msgSigned", default: false), localDeletion: c.v("localDeletion", default: false))
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"), msgSigned: c.v("msgSigned", default: false))
         case "groupLinkCreated": self = try .groupLinkCreated(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
@@ -378,6 +381,11 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(members, "members")
             try c.put(withMessages, "withMessages")
             try c.put(msgSigned, "msgSigned")
+        case .memberAccepted(let user, let groupInfo, let member):
+            try c.tag("memberAccepted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
         case .leftMemberUser(let user, let groupInfo):
             try c.tag("leftMemberUser")
             try c.put(user, "user")

@@ -122,6 +122,10 @@ extension ChatController {
                 try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
                 return
             }
+            if case .grpLinkReject(let rejection)? = msg?.event, conn["via_group_link_id"] as String? != nil {
+                try groupLinkRejectionReceived(conn, rejection)
+                return
+            }
             guard case .info(let profile)? = msg?.event else {
                 throw .error(errorType: .commandError(message: "confirmation without a profile"))
             }
@@ -219,6 +223,9 @@ extension ChatController {
             let reply = Self.contactLink(link).addressSettings.autoReply
         else { return }
         let target = MessageTarget.direct(contact, agentConnId: conn["agent_conn_id"])
+        if let welcomeId = try store.read({ db in try db.contactWelcomeId(contact.contactId) }) {
+            return try await sendWelcomeUpdate(user: user, contact, agentConnId: conn["agent_conn_id"], reply, welcomeId: welcomeId)
+        }
         let prepared = try prepareItem(user: user, target, content: reply, quotedItemId: nil, ttl: nil, live: false, forwarded: false)
         for itemId in try await sendPrepared(target, [prepared]) { emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)])) }
     }
@@ -245,7 +252,7 @@ extension ChatController {
         guard let link = try store.read({ db in try db.userContactLinkRow(agentConnId: agentConnId) })
         else { return }
         let requestMessage = decodeChatMessage(info)
-        guard case .contact(let profile, _, _, let requestMsg)? = requestMessage?.event else {
+        guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }
@@ -259,6 +266,7 @@ extension ChatController {
                 requestContent: requestContent, peerVRange: requestMessage.map { ($0.effectiveVRange.min, $0.effectiveVRange.max) },
                 at: Self.now)
         }
+        if let welcomeMsgId { try store.write { db in try db.setRequestWelcomeId(requestId, welcomeMsgId.base64url) } }
         guard let req = try store.read({ db in try self.contactRequest(db, requestId) }) else { return }
         if let auto = Self.contactLink(link).addressSettings.autoAccept {
             // Auto-accept: answered like /_accept, reported as acceptingContactRequest.

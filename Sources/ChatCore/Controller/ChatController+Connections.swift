@@ -286,7 +286,7 @@ extension ChatController {
     /// message sent to each contact made through the address.
     /// `pq_ratchet=on|off` sets post-quantum support for the contacts accepted through the
     /// address; a business address needs business chats (not built yet) and is refused.
-    func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) throws(ChatError) -> ChatResponse {
+    func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         if settings.businessAddress {
             throw .error(errorType: .commandError(message: "business addresses are not supported yet"))
@@ -297,6 +297,7 @@ extension ChatController {
             return try db.userContactLinkRow(userId: userId)
         }
         guard let r else { throw .errorStore(storeError: .userContactLinkNotFound) }
+        await updateAddressLinkData(userId: userId)
         return .userContactLinkUpdated(user: user, contactLink: Self.contactLink(r))
     }
 
@@ -361,6 +362,7 @@ extension ChatController {
                 try db.insertRequestMessageReceived(userId: userId, contactId: contactId, text: content.text, contentJSON: itemContent,
                                                     statusJSON: status, sharedMsgId: r.sharedMsgId, at: Self.now)
             }
+            try db.moveRequestWelcomeId(requestId, toContact: contactId)
             try db.deleteContactRequest(requestId)
             return try self.contact(db, contactId)
         }

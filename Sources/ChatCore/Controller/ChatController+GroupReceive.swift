@@ -92,9 +92,12 @@ extension ChatController {
     func groupConnected(_ conn: Row) async throws(ChatError) {
         let gmId: Int64 = conn["group_member_id"]
         let agentConnId: String = conn["agent_conn_id"]
+        let before = try member(gmId)
+        let pending = before.memberStatus == .pendingApproval || before.memberStatus == .pendingReview
+        // A member held for approval or review stays so when connected (simplex-chat `memberPending`).
         try store.write { db in
             try db.setConnectionStatus(agentConnId: agentConnId, "ready", at: Self.now)
-            try db.setMemberStatus(gmId, "connected", at: Self.now)
+            if !pending { try db.setMemberStatus(gmId, "connected", at: Self.now) }
         }
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
@@ -103,8 +106,12 @@ extension ChatController {
                                     content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
         switch m.memberCategory {
         case .host:
-            try store.write { db in
-                try db.setMembershipStatus(groupId: m.groupId, "connected", at: Self.now)
+            let membershipPending = try groupInfo(m.groupId).membership.memberStatus
+            let waiting = membershipPending == .pendingApproval || membershipPending == .pendingReview
+            if !waiting {
+                try store.write { db in
+                    try db.setMembershipStatus(groupId: m.groupId, "connected", at: Self.now)
+                }
             }
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
@@ -113,7 +120,7 @@ extension ChatController {
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
                 && ((try? memberVRange(gmId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupHistoryIncludeWelcome } == true
-            if !expectHistory, let welcome = g.groupProfile.description, !welcome.isEmpty {
+            if !waiting, !expectHistory, let welcome = g.groupProfile.description, !welcome.isEmpty {
                 let wid = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                          content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
                 items.append(try groupItem(m.groupId, wid))
@@ -125,6 +132,20 @@ extension ChatController {
             emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
             if conn["via_group_link_id"] as String? != nil {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
+            }
+            if pending {
+                // Held: no introductions or history until admitted (`/_accept member`); a member
+                // for review gets an item in its support chat.
+                if m.memberStatus == .pendingReview {
+                    var item = NewChatItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, itemTs: Self.now,
+                                           text: "new member wants to join the group",
+                                           contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
+                                           statusJSON: try json(CIStatus.rcvNew))
+                    item.scopeMemberGmId = gmId
+                    let reviewId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+                    emit(.newChatItems(user: user, chatItems: [try supportItem(g, reviewId, scopeGmId: gmId)]))
+                }
+                return
             }
             try await introduceToAll(g, newMember: m)
             try await sendHistory(g, to: m)
@@ -234,11 +255,29 @@ extension ChatController {
         }
         if requestMsg != nil { return reportMessageError(g, "group link request with a message") }
         guard g.membership.memberStatus.isActive, let hostId = MemberId(base64url: g.membership.memberId) else { return }
-        let role = GroupMemberRole(rawValue: link["member_role"]) ?? .member
+        let linkRole = GroupMemberRole(rawValue: link["member_role"]) ?? .member
+        let peerMax = Int(msg?.chatVRange?.max ?? ChatProtocolVersion.initial)
+        let role: GroupMemberRole, acceptance: GroupAcceptance
+        switch joinDecision(g, profile, linkRole: linkRole) {
+        case .reject(let reason):
+            // A joiner below chat version 14 could not read the refusal (simplex-chat leaves it unanswered).
+            guard peerMax >= ChatProtocolVersion.groupJoinReject else {
+                return reportMessageError(g, "join request rejected, but the joining member's chat version is below 14")
+            }
+            return try await rejectGroupJoin(user: user, g, link: link, invitationId: invitationId, profile: profile, reason)
+        case .accept(let a, let r):
+            acceptance = a
+            role = r
+        }
+        let initialStatus = acceptance.initialStatus(admission: g.groupProfile.memberAdmission)
+        if initialStatus != .accepted && peerMax < ChatProtocolVersion.groupKnocking {
+            // A joiner below 15 would take itself for a member: it is not admitted without review.
+            return reportMessageError(g, "join request needs review, but the joining member's chat version is below 15")
+        }
         let memberId = MemberId.random()
         let invitation = GroupLinkInvitation(
             fromMember: MemberIdRole(memberId: hostId, memberRole: g.membership.memberRole), fromMemberName: membershipProfile(g).displayName,
-            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), groupProfile: g.groupProfile, accepted: "accepted",
+            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), groupProfile: g.groupProfile, accepted: acceptance.rawValue,
             groupSize: Int(g.groupSummary.currentMembers))
         let agent = try runningAgent()
         let agentConnId: String
@@ -249,8 +288,9 @@ extension ChatController {
         let gmId = try store.write { db -> Int64 in
             let pid = try db.insertContactProfile(userId: user.userId, profile, at: Self.now)
             let gmId = try db.insertGroupMember(
-                groupId: groupId, userId: user.userId, memberId: memberId.base64url, role: role.rawValue, category: "invitee", status: "accepted",
-                localDisplayName: Self.validDisplayName(profile.displayName), profileId: pid, invitedByUser: true, at: Self.now)
+                groupId: groupId, userId: user.userId, memberId: memberId.base64url, role: role.rawValue, category: "invitee",
+                status: initialStatus.rawValue, localDisplayName: Self.validDisplayName(profile.displayName), profileId: pid, invitedByUser: true,
+                at: Self.now)
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
                                           viaGroupLinkId: link["group_link_id"] as String, at: Self.now)
             return gmId
@@ -285,9 +325,11 @@ extension ChatController {
             let hostGmId = try db.insertGroupMember(
                 groupId: groupId, userId: userId, memberId: inv.fromMember.memberId.base64url, role: inv.fromMember.memberRole.rawValue,
                 category: "host", status: "accepted", localDisplayName: Self.validDisplayName(inv.fromMemberName), profileId: pid, at: Self.now)
+            // A v15 host may hold us for approval or review (`acceptanceToStatus`).
+            let status = (inv.accepted.flatMap(GroupAcceptance.init(rawValue:)) ?? .accepted).initialStatus(admission: inv.groupProfile.memberAdmission)
             _ = try db.insertGroupMember(
                 groupId: groupId, userId: userId, memberId: inv.invitedMember.memberId.base64url, role: inv.invitedMember.memberRole.rawValue,
-                category: "user", status: "accepted", localDisplayName: user.localDisplayName, profileId: incognitoId,
+                category: "user", status: status.rawValue, localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByGroupMemberId: hostGmId, at: Self.now)
             try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
             return (groupId, hostGmId)
@@ -344,6 +386,25 @@ extension ChatController {
             }
             _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
             return nil
+        case .msgNew(let container) where container.scope != nil || !memberCanSend(sender, scope: nil):
+            // Chat version 15: a message in a member's support chat, stored there only.
+            guard memberCanSend(sender, scope: container.scope), let scopeGmId = try supportScopeMember(g, sender: sender, container.scope),
+                  let scopeGmId else {
+                reportMessageError(g, "x.msg.new from \(sender.localDisplayName) outside of its support chat")
+                return nil
+            }
+            var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
+                                   text: container.content.text, contentJSON: try json(CIContent.rcvMsgContent(msgContent: container.content)),
+                                   statusJSON: try json(CIStatus.rcvNew), sharedMsgId: shared, agentMsgId: meta.agentMsgId)
+            item.scopeMemberGmId = scopeGmId
+            let itemId = try store.write { db -> Int64? in
+                if let shared, try db.hasMemberItem(g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: shared) { return nil }
+                return try db.insertChatItem(item, at: Self.now)
+            }
+            if let itemId { emit(.newChatItems(user: user, chatItems: [try supportItem(g, itemId, scopeGmId: scopeGmId)])) }
+            return nil
+        case .grpLinkAcpt(let acceptance, let role, let memberId):
+            try memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
         case .msgNew(let container):
             guard sender.memberRole >= .author else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")

@@ -274,7 +274,12 @@ extension ChatController {
                 continue
             }
             guard let mid = MemberId(base64url: m.memberId) else { continue }
-            await sendGroupEvent(groupId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
+            if m.memberStatus == .pendingApproval || m.memberStatus == .pendingReview {
+                // A joiner still held for review is known to no other member: only it is told (chat version 15).
+                try? await sendToMember(m.groupMemberId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
+            } else {
+                await sendGroupEvent(groupId, .grpMemDel(memberId: mid, messages: withMessages ? true : nil))
+            }
             try await deleteAgentConnections(conns, waitForDelivery: 3)
             try store.write { db in
                 try db.closeMember(m.groupMemberId, status: "removed", at: Self.now)

@@ -157,6 +157,7 @@ extension ChatController {
 
     /// `/_get chat @<contactId> <pagination>[ search=...]`.
     func getChat(_ ref: ChatRef, contentTag: String?, pagination: ChatPagination, search: String?) throws(ChatError) -> ChatResponse {
+        if ref.chatType == .group, ref.chatScope != nil { return try getSupportChat(ref, pagination: pagination) }
         guard ref.chatType == .direct || (ref.chatType == .group && ref.chatScope == nil) else {
             throw .error(errorType: .commandError(message: "only direct and group chats are supported"))
         }

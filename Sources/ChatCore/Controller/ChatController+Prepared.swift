@@ -33,8 +33,12 @@ extension ChatController {
                                                          connLink: parsed.withSimplexScheme.uriString, shortLink: link.connShortLink,
                                                          linkMode: mode, at: Self.now)
             if let welcome = data.message, let welcomeJSON {
-                // The greeting the link carries, shown as the peer's first message.
-                try db.insertLinkWelcomeItem(userId: userId, contactId: contactId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
+                // The greeting the link carries, shown as the peer's first message; its shared ID goes
+                // in the request (welcomeMsgId) so the owner's auto-reply updates it (chat version 16).
+                let welcomeId = SharedMsgId.random().base64url
+                try db.insertLinkWelcomeItem(userId: userId, contactId: contactId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew,
+                                             sharedMsgId: welcomeId, at: Self.now)
+                try db.setContactWelcomeId(contactId, welcomeId)
             }
             return contactId
         }
@@ -66,7 +70,9 @@ extension ChatController {
         let incognitoId = incognito ? try newIncognitoProfile(userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
         let requestMsg = message.map { ChatMsgEvent.RequestMsg(msgId: SharedMsgId.random(), content: $0) }
-        let info = try await encodeJoinInfo(parsed.mode == .contact ? .contact(profile: profile, requestMsg: requestMsg) : .info(profile), link: parsed)
+        let welcomeId = try store.read { db in try db.contactWelcomeId(contactId) }.flatMap { SharedMsgId(base64url: $0) }
+        let request = ChatMsgEvent.contact(profile: profile, welcomeMsgId: welcomeId, requestMsg: requestMsg)
+        let info = try await encodeJoinInfo(parsed.mode == .contact ? request : .info(profile), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
             throw Self.agentError(error)

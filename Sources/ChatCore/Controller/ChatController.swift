@@ -31,6 +31,9 @@ public actor ChatController {
         /// The chat protocol versions advertised in every message (simplex-chat `chatVRange` of
         /// ChatConfig); tests narrow it to play an older peer.
         public var chatVRange: VersionRange = ChatProtocolVersion.supportedRange
+        /// Decides join requests through our group links (simplex-chat's `acceptMember` chat
+        /// hook, used by bots): nil accepts everyone with the link's role.
+        public var acceptMember: (@Sendable (GroupInfo, Profile) -> GroupJoinDecision)? = nil
         public init() {}
     }
 
@@ -237,7 +240,7 @@ public actor ChatController {
         case .apiForwardChatItems(let to, let from, let itemIds, let ttl):
             return try await forward(to: to, from: from, itemIds, ttl: ttl)
         case .apiSetAddressSettings(let userId, let pqRatchet, let settings):
-            return try setAddressSettings(userId: userId, pqRatchet: pqRatchet, settings)
+            return try await setAddressSettings(userId: userId, pqRatchet: pqRatchet, settings)
         case .apiSetContactAlias(let contactId, let alias):
             return try setContactAlias(contactId, alias)
         case .apiSetConnectionAlias(let connId, let alias):
@@ -262,6 +265,8 @@ public actor ChatController {
             return try listGroups(userId: userId, contactId: contactId, search: search)
         case .apiMembersRole(let groupId, let ids, let role):
             return try await changeMembersRole(groupId: groupId, ids, role)
+        case .apiAcceptMember(let groupId, let gmId, let role):
+            return try await acceptMember(groupId: groupId, groupMemberId: gmId, role: role)
         case .apiBlockMembersForAll(let groupId, let ids, let blocked):
             return try await blockMembersForAll(groupId: groupId, ids, blocked: blocked)
         case .apiSetMemberSettings(let groupId, let gmId, let settings):

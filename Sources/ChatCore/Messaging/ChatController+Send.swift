@@ -9,7 +9,12 @@ extension ChatController {
     /// item (sndNew until the agent reports SENT).
     func sendMessages(_ ref: ChatRef, ttl: Int?, live: Bool, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
         guard !messages.isEmpty else { throw .error(errorType: .commandError(message: "no messages to send")) }
+        if ref.chatType == .group, ref.chatScope != nil { return try await sendSupportMessages(ref, messages) }
         let (user, target) = try messageTarget(ref, requiredRole: .author)
+        // A member held for approval or review writes only in its support chat (as simplex-chat).
+        if case .group(let g) = target, g.membership.memberStatus == .pendingApproval || g.membership.memberStatus == .pendingReview {
+            throw .error(errorType: .commandError(message: "not current member"))
+        }
         if messages.contains(where: { if case .voice = $0.msgContent { true } else { false } }) {
             try assertFeatureAllowed(target, .voice)
         }

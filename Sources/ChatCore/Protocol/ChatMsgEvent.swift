@@ -33,6 +33,11 @@ public enum ChatMsgEvent: Sendable, Hashable {
     case grpLinkInv(GroupLinkInvitation)
     /// `x.grp.link.mem`: the host's profile, to a member who joined through the group link.
     case grpLinkMem(profile: Profile)
+    /// `x.grp.link.reject` (chat version 14+): the host refuses a join through its group link.
+    case grpLinkReject(GroupLinkRejection)
+    /// `x.grp.link.acpt` (chat version 15+): an admin admits (or moves to review) the pending
+    /// member `memberId`, with its role.
+    case grpLinkAcpt(acceptance: GroupAcceptance, role: GroupMemberRole, memberId: MemberId)
     /// `x.grp.mem.new`: the host announces a new member to the existing ones.
     case grpMemNew(MemberInfo)
     /// `x.grp.mem.intro`: the host introduces an existing member to the new one.
@@ -122,6 +127,8 @@ public enum ChatMsgEvent: Sendable, Hashable {
         case .grpAcpt: KnownEventTag.grpAcpt.rawValue
         case .grpLinkInv: KnownEventTag.grpLinkInv.rawValue
         case .grpLinkMem: KnownEventTag.grpLinkMem.rawValue
+        case .grpLinkReject: KnownEventTag.grpLinkReject.rawValue
+        case .grpLinkAcpt: KnownEventTag.grpLinkAcpt.rawValue
         case .grpMemNew: KnownEventTag.grpMemNew.rawValue
         case .grpMemIntro: KnownEventTag.grpMemIntro.rawValue
         case .grpMemInv: KnownEventTag.grpMemInv.rawValue
@@ -176,6 +183,8 @@ enum KnownEventTag: String {
     case grpAcpt = "x.grp.acpt"
     case grpLinkInv = "x.grp.link.inv"
     case grpLinkMem = "x.grp.link.mem"
+    case grpLinkReject = "x.grp.link.reject"
+    case grpLinkAcpt = "x.grp.link.acpt"
     case grpMemNew = "x.grp.mem.new"
     case grpMemIntro = "x.grp.mem.intro"
     case grpMemInv = "x.grp.mem.inv"
@@ -244,6 +253,10 @@ extension ChatMsgEvent {
             return try .grpLinkInv(p.req("groupLinkInvitation"))
         case .grpLinkMem:
             return try .grpLinkMem(profile: p.req("profile"))
+        case .grpLinkReject:
+            return try .grpLinkReject(p.req("groupLinkRejection"))
+        case .grpLinkAcpt:
+            return try .grpLinkAcpt(acceptance: p.req("acceptance"), role: p.req("role"), memberId: p.req("memberId"))
         case .grpMemNew:
             return try .grpMemNew(p.req("memberInfo"))
         case .grpMemIntro:
@@ -298,6 +311,12 @@ extension ChatMsgEvent {
             try c.set(inv, "groupLinkInvitation")
         case .grpLinkMem(let profile):
             try c.set(profile, "profile")
+        case .grpLinkReject(let rejection):
+            try c.set(rejection, "groupLinkRejection")
+        case .grpLinkAcpt(let acceptance, let role, let memberId):
+            try c.set(acceptance, "acceptance")
+            try c.set(role, "role")
+            try c.set(memberId, "memberId")
         case .grpMemNew(let info):
             try c.set(info, "memberInfo")
         case .grpMemIntro(let info, let restrictions):

@@ -131,6 +131,24 @@ enum ChatMigrations {
                 ALTER TABLE connections ADD COLUMN security_code_verified_at REAL;
                 """)
         }
+        // simplex-chat `group_scope_tag`/`group_scope_group_member_id` (chat version 15): items of a
+        // member's support chat, kept out of the group's main chat.
+        m.registerMigration("m20261124c_member_support_scope") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat_items ADD COLUMN group_scope_tag TEXT;
+                ALTER TABLE chat_items ADD COLUMN group_scope_group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE;
+                CREATE INDEX idx_chat_items_group_scope ON chat_items(group_id, group_scope_group_member_id, chat_item_id);
+                """)
+        }
+        // simplex-chat `welcome_shared_msg_id` (chat version 16): the shared ID of the welcome message
+        // a joiner showed from an address's link data (joiner: its prepared contact; owner: the request
+        // and the contact accepted from it), so the owner's auto-reply updates that item.
+        m.registerMigration("m20261124c_link_welcome_ids") { db in
+            try db.execute(sql: """
+                ALTER TABLE contact_requests ADD COLUMN welcome_shared_msg_id TEXT;
+                ALTER TABLE contacts ADD COLUMN welcome_shared_msg_id TEXT;
+                """)
+        }
         return m
     }
 

@@ -73,9 +73,18 @@ extension Database {
     /// A page of a chat's items, oldest first: `contentTag` keeps one MsgContent type, `search`
     /// matches the text (LIKE, with its wildcards escaped).
     func chatItemRows(contactId: Int64? = nil, groupId: Int64? = nil, contentTag: String?, search: String?,
-                      pagination: ChatPagination) throws -> [Row] {
+                      pagination: ChatPagination, scopeMemberGmId: Int64? = nil) throws -> [Row] {
         var sql = contactId != nil ? "SELECT * FROM chat_items WHERE contact_id = ?" : "SELECT * FROM chat_items WHERE group_id = ?"
         var args: StatementArguments = [contactId ?? groupId]
+        if groupId != nil {
+            // A support chat's items are never shown in the group's main chat (and the reverse).
+            if let scopeMemberGmId {
+                sql += " AND group_scope_group_member_id = ?"
+                _ = args.append(contentsOf: [scopeMemberGmId])
+            } else {
+                sql += " AND group_scope_group_member_id IS NULL"
+            }
+        }
         if let contentTag {
             sql += " AND json_extract(item_content, '$.msgContent.type') = ?"
             _ = args.append(contentsOf: [contentTag])
@@ -156,6 +165,8 @@ struct NewChatItem {
     var quotedSentAt: Double?
     var quotedContentJSON: String?
     var quotedMemberId: String?
+    /// The member whose support chat holds the item (chat version 15 scopes); nil: the main chat.
+    var scopeMemberGmId: Int64?
 }
 
 extension Database {
@@ -171,6 +182,7 @@ extension Database {
                 i.quotedSharedMsgId, i.quotedSent, i.quotedSentAt, i.quotedContentJSON, i.quotedMemberId, now, now,
             ])
         let id = lastInsertedRowID
+        if let scope = i.scopeMemberGmId { try setItemSupportScope(id, memberGmId: scope) }
         if let c = i.contactId { try contactChatUsed(c, at: now) }
         if let g = i.groupId { try cachedStatement(sql: "UPDATE groups SET chat_ts = ? WHERE group_id = ?").execute(arguments: [now, g]) }
         return id

@@ -36,11 +36,12 @@ extension Database {
     /// The greeting a link carries, as the peer's first (received, unread) message of the
     /// contact's or the group's chat.
     func insertLinkWelcomeItem(userId: Int64, contactId: Int64? = nil, groupId: Int64? = nil, text: String, contentJSON: String,
-                               statusJSON: String, at now: Double) throws {
+                               statusJSON: String, sharedMsgId: String? = nil, at now: Double) throws {
         try run("""
-            INSERT INTO chat_items (user_id, contact_id, group_id, item_sent, item_ts, item_text, item_content, item_status, created_at, updated_at)
-            VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
-            """, [userId, contactId, groupId, now, text, contentJSON, statusJSON, now, now])
+            INSERT INTO chat_items (user_id, contact_id, group_id, item_sent, item_ts, item_text, item_content, item_status, shared_msg_id,
+              created_at, updated_at)
+            VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+            """, [userId, contactId, groupId, now, text, contentJSON, statusJSON, sharedMsgId, now, now])
     }
 
     /// Every item of a contact's chat, oldest first (a prepared chat has only a few).

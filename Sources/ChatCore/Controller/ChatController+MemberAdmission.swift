@@ -1,0 +1,276 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Member admission (chat versions 14 and 15): hosts refusing joins (x.grp.link.reject), holding
+/// joiners for approval or review, admitting them (x.grp.link.acpt), and the member support chats
+/// a pending member and the admins talk in (messages with a `scope`).
+extension ChatController {
+    // MARK: host: decisions on join requests
+
+    /// What we do with a join request through our group link: the `acceptMember` hook decides
+    /// (everyone is accepted with the link's role without one), and a group that reviews all
+    /// members holds even accepted joiners (`acceptanceToStatus`).
+    func joinDecision(_ g: GroupInfo, _ profile: Profile, linkRole: GroupMemberRole) -> GroupJoinDecision {
+        config.acceptMember?(g, profile) ?? .accept(.accepted, role: linkRole)
+    }
+
+    /// simplex-chat `acceptGroupJoinSendRejectAsync`: the refused joiner is recorded as a rejected
+    /// observer and gets x.grp.link.reject as our answer to its request.
+    func rejectGroupJoin(user: User, _ g: GroupInfo, link: Row, invitationId: String, profile: Profile,
+                         _ reason: GroupRejectionReason) async throws(ChatError) {
+        guard let hostId = MemberId(base64url: g.membership.memberId) else { return }
+        let memberId = MemberId.random()
+        let rejection = GroupLinkRejection(
+            fromMember: MemberIdRole(memberId: hostId, memberRole: g.membership.memberRole),
+            invitedMember: MemberIdRole(memberId: memberId, memberRole: .observer), groupProfile: g.groupProfile, rejectionReason: reason)
+        let agent = try runningAgent()
+        let agentConnId: String
+        let connInfo = try encodeInfo(.grpLinkReject(rejection))
+        do { agentConnId = try await agent.acceptContact(invitationId: invitationId, connInfo: connInfo, pqSupport: false) } catch {
+            throw Self.agentError(error)
+        }
+        let gmId = try store.write { db -> Int64 in
+            let pid = try db.insertContactProfile(userId: user.userId, profile, at: Self.now)
+            let gmId = try db.insertGroupMember(
+                groupId: g.groupId, userId: user.userId, memberId: memberId.base64url, role: GroupMemberRole.observer.rawValue,
+                category: "invitee", status: GroupMemberStatus.rejected.rawValue, localDisplayName: Self.validDisplayName(profile.displayName),
+                profileId: pid, invitedByUser: true, at: Self.now)
+            try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
+                                          viaGroupLinkId: link["group_link_id"] as String, at: Self.now)
+            return gmId
+        }
+        emit(.rejectingGroupJoinRequestMember(user: user, groupInfo: try groupInfo(g.groupId), member: try member(gmId), groupRejectionReason: reason))
+    }
+
+    // MARK: joiner: the host's answer
+
+    /// CONF with x.grp.link.reject on a connection we made through a group link: the group is
+    /// recorded with our membership rejected (the host named only by its member ID, as
+    /// `createGroupRejectedViaLink`), and the connection is not continued.
+    func groupLinkRejectionReceived(_ conn: Row, _ rejection: GroupLinkRejection) throws(ChatError) {
+        let userId: Int64 = conn["user_id"]
+        let user = try userById(userId)
+        let agentConnId: String = conn["agent_conn_id"]
+        let incognitoId: Int64? = conn["custom_user_profile_id"]
+        let profileJSON = try json(rejection.groupProfile)
+        let prepared: Int64? = conn["prepared_group_id"]
+        let hostName = Self.nameFromMemberId(rejection.fromMember.memberId)
+        let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
+            let groupId: Int64
+            if let prepared {
+                try db.completePreparedGroup(prepared, profileJSON: profileJSON, at: Self.now)
+                groupId = prepared
+            } else {
+                let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(rejection.groupProfile.displayName))
+                groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, viaGroupLinkURI: conn["via_link"],
+                                             viaGroupLinkId: conn["via_group_link_id"], at: Self.now)
+            }
+            let pid = try db.insertContactProfile(userId: userId, Profile(displayName: hostName), at: Self.now)
+            let hostGmId = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: rejection.fromMember.memberId.base64url, role: rejection.fromMember.memberRole.rawValue,
+                category: "host", status: GroupMemberStatus.accepted.rawValue, localDisplayName: hostName, profileId: pid, at: Self.now)
+            _ = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: rejection.invitedMember.memberId.base64url,
+                role: rejection.invitedMember.memberRole.rawValue, category: "user", status: GroupMemberStatus.rejected.rawValue,
+                localDisplayName: user.localDisplayName, profileId: incognitoId, invitedByGroupMemberId: hostGmId, at: Self.now)
+            try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
+            return (groupId, hostGmId)
+        }
+        let g = try groupInfo(groupId)
+        emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+        emit(.groupLinkRejected(user: user, groupInfo: g, groupRejectionReason: rejection.rejectionReason))
+    }
+
+    /// x.grp.link.acpt from an admin: the pending member `memberId` (us or, for a moderator,
+    /// another joiner) is admitted or moved on to review, with its role (`xGrpLinkAcpt`).
+    func memberAcceptanceReceived(user: User, _ g: GroupInfo, by sender: GroupMember, _ acceptance: GroupAcceptance,
+                                  role: GroupMemberRole, memberId: MemberId) throws(ChatError) {
+        guard sender.memberRole >= .moderator else {
+            return reportMessageError(g, "x.grp.link.acpt from \(sender.localDisplayName), who is not a moderator")
+        }
+        let status: GroupMemberStatus = acceptance == .accepted ? .connected : acceptance.initialStatus(admission: g.groupProfile.memberAdmission)
+        if memberId.base64url == g.membership.memberId {
+            guard g.membership.memberStatus == .pendingApproval || g.membership.memberStatus == .pendingReview else { return }
+            try store.write { db in
+                try db.setMemberRoleAndStatus(g.membership.groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now)
+            }
+            guard status == .connected else { return }
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userAccepted")), text: "you are accepted")
+            emit(.userJoinedGroup(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender))
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        } else {
+            guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else { return }
+            try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+        }
+    }
+
+    // MARK: host: admitting
+
+    /// `/_accept member #<groupId> <groupMemberId> <role>` (simplex-chat APIAcceptMember): a member
+    /// pending approval goes on to review when the group reviews members, otherwise (and from
+    /// review) it is admitted: x.grp.link.acpt to it, then the introductions and history every
+    /// new member gets.
+    func acceptMember(groupId: Int64, groupMemberId: Int64, role: GroupMemberRole) async throws(ChatError) -> ChatResponse {
+        let (user, g) = try groupContext(groupId)
+        try assertUserRole(g, .moderator)
+        let m = try member(groupMemberId)
+        guard m.groupId == groupId, let mid = MemberId(base64url: m.memberId) else {
+            throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId))
+        }
+        let toReview = m.memberStatus == .pendingApproval && g.groupProfile.memberAdmission?.review == .all
+        switch m.memberStatus {
+        case .pendingApproval, .pendingReview:
+            break
+        default:
+            throw .error(errorType: .commandError(message: "member is not pending"))
+        }
+        let acceptance: GroupAcceptance = toReview ? .pendingReview : .accepted
+        try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: acceptance, role: role, memberId: mid))
+        let status: GroupMemberStatus = toReview ? .pendingReview : .connected
+        try store.write { db in try db.setMemberRoleAndStatus(groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+        let accepted = try member(groupMemberId)
+        if !toReview {
+            let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: groupMemberId, sent: false,
+                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAccepted", fields: .member(
+                                            groupMemberId: groupMemberId, profile: accepted.memberProfile.profile))),
+                                        text: "accepted \(accepted.localDisplayName)")
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+            try await introduceToAll(g, newMember: accepted)
+            try await sendHistory(g, to: accepted)
+        }
+        return .memberAccepted(user: user, groupInfo: try groupInfo(groupId), member: accepted)
+    }
+
+    // MARK: support chats
+
+    /// The support chat a received message belongs to: `scope` names the member whose chat it is
+    /// (us, the sender, or for a moderator any pending member). Nil: the main chat.
+    func supportScopeMember(_ g: GroupInfo, sender: GroupMember, _ scope: MsgScope?) throws(ChatError) -> Int64?? {
+        guard case .member(let memberId)? = scope else { return .some(nil) }
+        // Members may only use their own scope; moderators any member's (Protocol.hs MsgScope).
+        guard memberId.base64url == sender.memberId || sender.memberRole >= .moderator else { return nil }
+        guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else { return nil }
+        return .some(gmId)
+    }
+
+    /// Whether `sender` may send this message: a pending member only in its support chat
+    /// (simplex-chat `memberCanSend`).
+    func memberCanSend(_ sender: GroupMember, scope: MsgScope?) -> Bool {
+        switch sender.memberStatus {
+        case .pendingApproval, .pendingReview: scope != nil
+        default: true
+        }
+    }
+
+    /// An item of a support chat with its chat info: the member's own chat has no member in the
+    /// info, a moderator's view names the member (GroupChatScopeInfo).
+    func supportItem(_ g: GroupInfo, _ itemId: Int64, scopeGmId: Int64) throws(ChatError) -> AChatItem {
+        let info: GroupChatScopeInfo = scopeGmId == g.membership.groupMemberId ? .memberSupport(groupMember_: nil)
+            : .memberSupport(groupMember_: try member(scopeGmId))
+        return AChatItem(chatInfo: .group(groupInfo: try groupInfo(g.groupId), groupChatScope: info), chatItem: try chatItem(itemId))
+    }
+
+    /// The member whose support chat a command names: ours without an ID, a member's for a moderator.
+    func supportScopeGmId(_ g: GroupInfo, _ scope: GroupChatScope) throws(ChatError) -> Int64 {
+        switch scope {
+        case .memberSupport(let id?):
+            try assertUserRole(g, .moderator)
+            let m = try member(id)
+            guard m.groupId == g.groupId else { throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: id)) }
+            return id
+        case .memberSupport(nil):
+            return g.membership.groupMemberId
+        }
+    }
+
+    /// `/_send #<groupId>(_support[:<groupMemberId>]) json [...]`: text messages in a support chat,
+    /// sent with the member's scope to the member and the group's moderators we are connected to.
+    func sendSupportMessages(_ ref: ChatRef, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
+        guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
+        let (user, g) = try groupContext(ref.chatId)
+        let scopeGmId = try supportScopeGmId(g, scope)
+        let scopeMember = try member(scopeGmId)
+        guard let scopeMemberId = MemberId(base64url: scopeMember.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
+        guard !messages.contains(where: { $0.fileSource != nil || $0.quotedItemId != nil }) else {
+            throw .error(errorType: .commandError(message: "files and quotes in support chats are not supported"))
+        }
+        let recipients = try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
+            m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
+                && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
+        }
+        var items: [AChatItem] = []
+        for composed in messages {
+            let shared = SharedMsgId.random()
+            let container = MsgContainer(content: composed.msgContent, scope: .member(memberId: scopeMemberId))
+            let body = try chatMessage(.msgNew(container), msgId: shared)
+            for r in recipients {
+                guard let conn = r.activeConn?.agentConnId else { continue }
+                do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+            }
+            var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: Self.now, text: composed.msgContent.text,
+                                   contentJSON: try json(CIContent.sndMsgContent(msgContent: composed.msgContent)),
+                                   statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)), sharedMsgId: shared.base64url)
+            item.scopeMemberGmId = scopeGmId
+            let itemId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+            items.append(try supportItem(g, itemId, scopeGmId: scopeGmId))
+        }
+        return .newChatItems(user: user, chatItems: items)
+    }
+
+    /// `/_get chat #<groupId>(_support[:<groupMemberId>]) <pagination>`: a support chat's items.
+    func getSupportChat(_ ref: ChatRef, pagination: ChatPagination) throws(ChatError) -> ChatResponse {
+        guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
+        let (user, g) = try groupContext(ref.chatId)
+        let scopeGmId = try supportScopeGmId(g, scope)
+        let deferred = store.deferredSentStatuses
+        let items = try store.read { db in
+            try db.chatItemRows(groupId: g.groupId, contentTag: nil, search: nil, pagination: pagination, scopeMemberGmId: scopeGmId)
+                .map { try self.chatItem(db, $0, deferred: deferred) }
+        }
+        let info: GroupChatScopeInfo = scopeGmId == g.membership.groupMemberId ? .memberSupport(groupMember_: nil)
+            : .memberSupport(groupMember_: try member(scopeGmId))
+        return .apiChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: info), chatItems: items), navInfo: nil)
+    }
+}
+
+// MARK: version 16: the welcome message of a short link
+
+extension ChatController {
+    /// The auto-reply to a joiner that already shows our welcome from the link's data and named
+    /// it in its request (`welcomeMsgId`): x.msg.update of that message instead of a new one
+    /// (simplex-chat `sendAutoReply` with the request's welcomeSharedMsgId); our copy is the sent
+    /// item with the same shared ID.
+    func sendWelcomeUpdate(user: User, _ contact: Contact, agentConnId: String, _ reply: MsgContent, welcomeId: String) async throws(ChatError) {
+        guard let shared = SharedMsgId(base64url: welcomeId) else { return }
+        let body = try chatMessage(.msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: reply)))
+        dropStatus(agentConnId, try await sendToAgent(agentConnId, body))
+        var item = NewChatItem(userId: user.userId, contactId: contact.contactId, sent: true, itemTs: Self.now, text: reply.text,
+                               contentJSON: try json(CIContent.sndMsgContent(msgContent: reply)),
+                               statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)), sharedMsgId: welcomeId)
+        item.forwarded = false
+        let itemId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+        emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+    }
+}
+
+extension ChatController {
+    /// What our address's short link shows (simplex-chat `contactShortLinkData`): the profile, the
+    /// auto-reply as the welcome `message` a v16 joiner shows before connecting, and whether it is a
+    /// business address.
+    func addressLinkData(_ profile: Profile, _ settings: AddressSettings) -> ContactShortLinkData {
+        ContactShortLinkData(profile: redacted(profile), message: settings.autoReply, business: settings.businessAddress)
+    }
+
+    /// Re-publishes the address's link data after a profile or settings change (best effort: the
+    /// relay may be away; the next change publishes again).
+    func updateAddressLinkData(userId: Int64, profile: Profile? = nil) async {
+        guard let agent = try? runningAgent(), let user = try? userById(userId),
+              let addr = try? store.read({ db in try db.addressConnIdWithShortLink(userId: userId) }),
+              let row = try? store.read({ db in try db.userContactLinkRow(userId: userId) }),
+              let data = try? shortLinkData(addressLinkData(profile ?? user.profile.profile, Self.contactLink(row).addressSettings))
+        else { return }
+        _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+    }
+}

@@ -1,0 +1,25 @@
+import GRDB
+
+/// The welcome message of an address shown from its short link data (chat version 16).
+extension Database {
+    func setContactWelcomeId(_ contactId: Int64, _ sharedMsgId: String) throws {
+        try cachedStatement(sql: "UPDATE contacts SET welcome_shared_msg_id = ? WHERE contact_id = ?").execute(arguments: [sharedMsgId, contactId])
+    }
+
+    func contactWelcomeId(_ contactId: Int64) throws -> String? {
+        try String.fetchOne(cachedStatement(sql: "SELECT welcome_shared_msg_id FROM contacts WHERE contact_id = ?"), arguments: [contactId])
+    }
+
+    func setRequestWelcomeId(_ requestId: Int64, _ sharedMsgId: String) throws {
+        try cachedStatement(sql: "UPDATE contact_requests SET welcome_shared_msg_id = ? WHERE contact_request_id = ?")
+            .execute(arguments: [sharedMsgId, requestId])
+    }
+
+    /// The accepted contact keeps the joiner's welcome ID (the request row is deleted).
+    func moveRequestWelcomeId(_ requestId: Int64, toContact contactId: Int64) throws {
+        try cachedStatement(sql: """
+            UPDATE contacts SET welcome_shared_msg_id = (SELECT welcome_shared_msg_id FROM contact_requests WHERE contact_request_id = ?)
+            WHERE contact_id = ?
+            """).execute(arguments: [requestId, contactId])
+    }
+}
