@@ -859,6 +859,7 @@ enum CaseNames {
         case .contactConnected: "contactConnected"
         case .contactSndReady: "contactSndReady"
         case .contactConnecting: "contactConnecting"
+        case .acceptingBusinessRequest: "acceptingBusinessRequest"
         case .acceptingContactRequest: "acceptingContactRequest"
         case .receivedContactRequest: "receivedContactRequest"
         case .contactUpdated: "contactUpdated"

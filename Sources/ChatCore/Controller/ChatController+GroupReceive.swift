@@ -123,11 +123,12 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
             emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
-            if conn["via_group_link_id"] as String? != nil {
+            let customer = isBusinessCustomer(g, m)
+            if conn["via_group_link_id"] as String? != nil || customer {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             try await introduceToAll(g, newMember: m)
-            try await sendHistory(g, to: m)
+            if !customer { try await sendHistory(g, to: m) }
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
@@ -290,6 +291,10 @@ extension ChatController {
                 category: "user", status: "accepted", localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByGroupMemberId: hostGmId, at: Self.now)
             try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
+            // Chat version 10: a business address answered; a core of an older range ignores it.
+            if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
+                try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)
+            }
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import SMPAgent
+
+/// Business chats (chat version 10, simplex-chat `createBusinessRequestGroup`,
+/// `acceptBusinessJoinRequestAsync`): a request to a business address becomes a group of two,
+/// the business (us, owner) and the customer (member), instead of a contact.
+extension ChatController {
+    /// REQ on our address with `businessAddress` on: the group is made and accepted at once
+    /// (simplex-chat accepts business requests without asking, whatever `autoAccept` says).
+    /// The host side names the chat after the customer, so its group profile is the customer's
+    /// profile with our business preferences; the customer is sent our profile as the group's.
+    func businessRequest(_ link: Row, invitationId: String, customer profile: Profile, peerVRange: VersionRange) async throws(ChatError) {
+        let userId: Int64 = link["user_id"]
+        let user = try userById(userId)
+        let userProfile = user.profile.profile
+        let preferences = Self.businessGroupPreferences(userProfile.preferences)
+        let hostProfile = GroupProfile(displayName: profile.displayName, fullName: profile.fullName, shortDescr: profile.shortDescr,
+                                       image: profile.image, groupPreferences: preferences)
+        let ownId = MemberId.random()
+        let customerId = MemberId.random()
+        let invitation = GroupLinkInvitation(
+            fromMember: MemberIdRole(memberId: ownId, memberRole: .owner), fromMemberName: userProfile.displayName,
+            invitedMember: MemberIdRole(memberId: customerId, memberRole: .member),
+            groupProfile: Self.businessGroupProfile(userProfile, preferences), accepted: "accepted",
+            business: BusinessChatInfo(chatType: .business, businessId: ownId.base64url, customerId: customerId.base64url), groupSize: 1)
+        let version = Self.negotiatedVersion(ours: ourChatVRange, peerMin: Int(peerVRange.min), peerMax: Int(peerVRange.max))
+        let connInfo = try encodeInfo(.grpLinkInv(invitation), chatVersion: version)
+        let agent = try runningAgent()
+        let agentConnId: String
+        do { agentConnId = try await agent.acceptContact(invitationId: invitationId, connInfo: connInfo, pqSupport: false) } catch {
+            throw Self.agentError(error)
+        }
+        let profileJSON = try json(hostProfile)
+        let linkId: Int64 = link["user_contact_link_id"]
+        let (groupId, gmId) = try store.write { db -> (Int64, Int64) in
+            let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(profile.displayName))
+            let groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
+            try db.setBusinessChat(groupId, type: .customer, businessMemberId: ownId.base64url, customerMemberId: customerId.base64url)
+            _ = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: ownId.base64url, role: GroupMemberRole.owner.rawValue, category: "user",
+                status: "creator", localDisplayName: user.localDisplayName, profileId: nil, invitedByUser: true, at: Self.now)
+            let pid = try db.insertContactProfile(userId: userId, profile, at: Self.now)
+            let gmId = try db.insertGroupMember(
+                groupId: groupId, userId: userId, memberId: customerId.base64url, role: GroupMemberRole.member.rawValue, category: "invitee",
+                status: "accepted", localDisplayName: Self.validDisplayName(profile.displayName), profileId: pid, invitedByUser: true, at: Self.now)
+            try db.insertMemberConnection(userId: userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
+                                          viaGroupLinkId: nil, at: Self.now)
+            try db.setConnectionUserContactLink(agentConnId: agentConnId, linkId)
+            try db.setPeerChatVersionRange(agentConnId: agentConnId, min: Int(peerVRange.min), max: Int(peerVRange.max))
+            return (groupId, gmId)
+        }
+        _ = gmId
+        emit(.acceptingBusinessRequest(user: user, groupInfo: try groupInfo(groupId)))
+    }
+
+    /// simplex-chat `businessGroupProfile`: the business's own profile as the customer sees the group.
+    static func businessGroupProfile(_ p: Profile, _ preferences: GroupPreferences) -> GroupProfile {
+        GroupProfile(displayName: p.displayName, fullName: p.fullName, shortDescr: p.shortDescr, image: p.image, groupPreferences: preferences)
+    }
+
+    /// simplex-chat `defaultBusinessGroupPrefs`.
+    static var defaultBusinessGroupPreferences: GroupPreferences {
+        GroupPreferences(
+            timedMessages: TimedMessagesGroupPreference(enable: .off, ttl: nil), directMessages: RoleGroupPreference(enable: .off, role: nil),
+            fullDelete: GroupPreference(enable: .off), reactions: GroupPreference(enable: .on), voice: RoleGroupPreference(enable: .off, role: nil),
+            files: RoleGroupPreference(enable: .on, role: nil), simplexLinks: RoleGroupPreference(enable: .on, role: nil),
+            reports: GroupPreference(enable: .off), history: GroupPreference(enable: .on), sessions: nil, commands: nil)
+    }
+
+    /// simplex-chat `businessGroupPrefs`: the user's contact preferences for disappearing
+    /// messages, full deletion, reactions and voice carried over (allowed unless "no").
+    static func businessGroupPreferences(_ prefs: Preferences?) -> GroupPreferences {
+        var g = defaultBusinessGroupPreferences
+        guard let prefs else { return g }
+        func on(_ a: FeatureAllowed?, _ absent: GroupFeatureEnabled) -> GroupFeatureEnabled {
+            guard let a else { return absent }
+            return a == .no ? .off : .on
+        }
+        g.timedMessages = TimedMessagesGroupPreference(enable: on(prefs.timedMessages?.allow, .off), ttl: nil)
+        g.fullDelete = GroupPreference(enable: on(prefs.fullDelete?.allow, .off))
+        g.reactions = GroupPreference(enable: on(prefs.reactions?.allow, .on))
+        g.voice = RoleGroupPreference(enable: on(prefs.voice?.allow, .off), role: nil)
+        return g
+    }
+
+    /// Whether the member is the customer of a business chat we host (they get our profile
+    /// with x.grp.link.mem and no group history, as simplex-chat's `memberIsCustomer`).
+    func isBusinessCustomer(_ g: GroupInfo, _ m: GroupMember) -> Bool {
+        guard let b = g.businessChat, b.chatType == .customer else { return false }
+        return b.customerId == m.memberId
+    }
+
+    // MARK: x.grp.prefs (chat version 11)
+
+    /// x.grp.prefs from an owner: only the group's preferences change (in a business chat each
+    /// side keeps its own group name and picture, so x.grp.info would overwrite the wrong one).
+    func groupPreferencesReceived(user: User, _ g: GroupInfo, sender: GroupMember, _ prefs: GroupPreferences) throws(ChatError) {
+        guard sender.memberRole == .owner else {
+            return reportMessageError(g, "x.grp.prefs with insufficient member permissions")
+        }
+        guard g.groupProfile.groupPreferences != prefs else { return }
+        var profile = g.groupProfile
+        profile.groupPreferences = prefs
+        let j = try json(profile)
+        try store.write { db in try db.setGroupProfile(g.groupId, profileJSON: j, at: Self.now) }
+        emit(.groupUpdated(user: user, fromGroup: g, toGroup: try groupInfo(g.groupId), member_: sender))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import SMPAgent
+import Testing
+
+@testable import ChatCore
+
+private func groupId(_ e: [String: Any]) -> Int64? {
+    ((e["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value
+}
+
+private func business(_ e: [String: Any]) -> [String: Any]? {
+    (e["groupInfo"] as? [String: Any])?["businessChat"] as? [String: Any]
+}
+
+private func groupName(_ e: [String: Any]) -> String? {
+    ((e["groupInfo"] as? [String: Any])?["groupProfile"] as? [String: Any])?["displayName"] as? String
+}
+
+private func memberName(_ e: [String: Any], _ key: String = "member") -> String? {
+    (((e[key] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String)
+}
+
+private func senderName(_ e: [String: Any]) -> String? {
+    let dir = firstItem(e)?["chatDir"] as? [String: Any]
+    return ((dir?["groupMember"] as? [String: Any])?["memberProfile"] as? [String: Any])?["displayName"] as? String
+}
+
+/// A chat core playing a peer of the given chat version range.
+func versionedClient(_ name: String, dir: String, server: String, _ range: ClosedRange<UInt16>) async throws -> Client {
+    try await Client(name, dir: dir, server: server) { $0.chatVRange = VersionRange(min: range.lowerBound, max: range.upperBound)! }
+}
+
+/// Business chats (chat version 10) between real cores over a real relay: a request to a
+/// business address becomes a group of two, each side seeing the other as the group.
+@Suite(.serialized) struct BusinessChatFlowTests {
+    /// Host and customer both at 1-12: the business's side is a group named after the customer
+    /// (`businessChat.chatType` customer), the customer's a group named after the business
+    /// (chatType business), with the same two member IDs; messages go both ways.
+    @Test func businessAddressBothRoles() async throws {
+        let dir = NSTemporaryDirectory() + "business-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...12)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...12)
+
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        try await cust.cmd("/_connect 1 \(link)")
+
+        let accepting = try await biz.event("acceptingBusinessRequest")
+        #expect(groupName(accepting) == "carol", "the business names the chat after its customer")
+        let hostInfo = try #require(business(accepting))
+        #expect(hostInfo["chatType"] as? String == "customer")
+        let connecting = try await cust.event("groupLinkConnecting")
+        let custInfo = try #require(business(connecting))
+        #expect(custInfo["chatType"] as? String == "business")
+        #expect(groupName(connecting) == "shop")
+        #expect(custInfo["businessId"] as? String == hostInfo["businessId"] as? String)
+        #expect(custInfo["customerId"] as? String == hostInfo["customerId"] as? String)
+        // The business's group preferences (simplex-chat defaultBusinessGroupPrefs).
+        let prefs = ((connecting["groupInfo"] as? [String: Any])?["groupProfile"] as? [String: Any])?["groupPreferences"] as? [String: Any]
+        #expect((prefs?["directMessages"] as? [String: Any])?["enable"] as? String == "off")
+        #expect((prefs?["history"] as? [String: Any])?["enable"] as? String == "on")
+
+        let joined = try await biz.event("joinedGroupMember")
+        #expect(memberName(joined) == "carol")
+        let custJoined = try await cust.event("userJoinedGroup")
+        #expect(memberName(custJoined, "hostMember") == "shop")
+        #expect((business(custJoined)?["chatType"] as? String) == "business")
+        let bg = try #require(groupId(joined)), cg = try #require(groupId(custJoined))
+        let membership = (custJoined["groupInfo"] as? [String: Any])?["membership"] as? [String: Any]
+        #expect(membership?["memberRole"] as? String == "member")
+        #expect(membership?["memberId"] as? String == custInfo["customerId"] as? String)
+
+        try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"is it in stock?"}}]"#)
+        let atBiz = try await biz.event("newChatItems") { itemText($0) == "is it in stock?" }
+        #expect(senderName(atBiz) == "carol")
+        try await biz.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"yes, two left"}}]"#)
+        let atCust = try await cust.event("newChatItems") { itemText($0) == "yes, two left" }
+        #expect(senderName(atCust) == "shop")
+
+        // The chat list shows each side's chat as a group with its business info.
+        let chats = try #require(try await cust.cmd("/_get chats 1 pcc=on count=10")["chats"] as? [[String: Any]])
+        let listed = chats.compactMap { ($0["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any] }
+        #expect(listed.contains { ($0["businessChat"] as? [String: Any])?["chatType"] as? String == "business" })
+        let bizChats = try #require(try await biz.cmd("/_get chats 1 pcc=on count=10")["chats"] as? [[String: Any]])
+        #expect(bizChats.contains {
+            ((($0["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])?["businessChat"] as? [String: Any])?["chatType"] as? String == "customer"
+        })
+        #expect(bizChats.allSatisfy { ($0["chatInfo"] as? [String: Any])?["type"] as? String != "direct" }, "no contact is made")
+        await biz.c.close()
+        await cust.c.close()
+        await relay.shutdown()
+    }
+
+    /// A customer core of versions 1-9 does not know business chats: simplex-chat's host still
+    /// answers with x.grp.link.inv (its only exception is the SimpleX team address), and the old
+    /// customer joins it as a plain group (`saveConnInfo`), ignoring `business`.
+    @Test func versionNineCustomerJoinsAsAPlainGroup() async throws {
+        let dir = NSTemporaryDirectory() + "business-v9-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...12)
+        let old = try await versionedClient("olga", dir: dir, server: server, 1...9)
+
+        // A 1-9 core cannot have a business address itself.
+        try await old.cmd("/_address 1")
+        let refused = try await old.cmdError(#"/_address_settings 1 {"businessAddress":true}"#)
+        #expect(String(describing: refused).contains("business addresses need chat version 10"))
+
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        try await old.cmd("/_connect 1 \(link)")
+        let accepting = try await biz.event("acceptingBusinessRequest")
+        #expect(business(accepting)?["chatType"] as? String == "customer")
+        let oldJoined = try await old.event("userJoinedGroup")
+        #expect(business(oldJoined) == nil, "a core below version 10 keeps no business info")
+        #expect(groupName(oldJoined) == "shop")
+        try await biz.event("joinedGroupMember") { memberName($0) == "olga" }
+        let og = try #require(groupId(oldJoined))
+        try await old.cmd(#"/_send #\#(og) json [{"msgContent":{"type":"text","text":"hello from 9"}}]"#)
+        try await biz.event("newChatItems") { itemText($0) == "hello from 9" }
+        await biz.c.close()
+        await old.c.close()
+        await relay.shutdown()
+    }
+}
