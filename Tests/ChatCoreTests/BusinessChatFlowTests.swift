@@ -13,7 +13,7 @@ private func business(_ e: [String: Any]) -> [String: Any]? {
 }
 
 private func groupName(_ e: [String: Any]) -> String? {
-    ((e["groupInfo"] as? [String: Any])?["groupProfile"] as? [String: Any])?["displayName"] as? String
+    (((e["groupInfo"] ?? e["toGroup"]) as? [String: Any])?["groupProfile"] as? [String: Any])?["displayName"] as? String
 }
 
 private func memberName(_ e: [String: Any], _ key: String = "member") -> String? {
@@ -79,6 +79,17 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         try await biz.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"yes, two left"}}]"#)
         let atCust = try await cust.event("newChatItems") { itemText($0) == "yes, two left" }
         #expect(senderName(atCust) == "shop")
+
+        // Chat version 11: the business changes preferences; the customer gets x.grp.prefs, so
+        // only the preferences change there and its chat keeps the business's name.
+        try await biz.cmd(#"/_group_profile #\#(bg) {"displayName":"carol","fullName":"","groupPreferences":{"voice":{"enable":"on"},"history":{"enable":"on"}}}"#)
+        let updated = try await cust.event("groupUpdated")
+        #expect(groupName(updated) == "shop", "x.grp.info would have renamed the customer's chat")
+        let newPrefs = ((updated["toGroup"] as? [String: Any])?["groupProfile"] as? [String: Any])?["groupPreferences"] as? [String: Any]
+        #expect((newPrefs?["voice"] as? [String: Any])?["enable"] as? String == "on")
+        #expect((((updated["toGroup"] as? [String: Any])?["fullGroupPreferences"] as? [String: Any])?["voice"] as? [String: Any])?["enable"] as? String == "on")
+        // A member (the customer) may not change them: refused locally, as simplex-chat's owner check.
+        try await cust.cmdError(#"/_group_profile #\#(cg) {"displayName":"shop","fullName":"","groupPreferences":{"voice":{"enable":"off"}}}"#)
 
         // The chat list shows each side's chat as a group with its business info.
         let chats = try #require(try await cust.cmd("/_get chats 1 pcc=on count=10")["chats"] as? [[String: Any]])

@@ -420,6 +420,8 @@ extension ChatController {
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupUpdated", fields: .groupProfile(profile))),
                                         text: "updated group profile")
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        case .grpPrefs(let prefs):
+            try groupPreferencesReceived(user: user, g, sender: sender, prefs)
         case .msgFileDescr(let msgId, let part):
             try await fileDescrReceived(contactId: nil, groupId: g.groupId, memberGmId: sender.groupMemberId, msgId: msgId, part)
         case .fileCancel(let msgId):
