@@ -349,6 +349,10 @@ extension ChatController {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
                 return nil
             }
+            if case .report = container.content, g.membership.memberRole < .moderator {
+                reportMessageError(g, "x.msg.new: a report to a member who is not a moderator")
+                return nil
+            }
             if let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container) {
                 // The offered file (issue 15), on the item before it is shown.
                 let file = try receivedMessageFile(container.file, userId: user.userId, contactId: nil, groupId: g.groupId, sender: sender,
