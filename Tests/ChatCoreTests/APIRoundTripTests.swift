@@ -496,6 +496,7 @@ enum RTSamples {
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo)"#),
         withUser("groupLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("acceptingBusinessRequest", #""groupInfo":\#(groupInfo)"#),
         withUser("userJoinedGroup", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("joinedGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
