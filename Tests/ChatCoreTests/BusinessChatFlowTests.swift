@@ -45,7 +45,7 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
 
         let address = try await biz.cmd("/_address 1")
         let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
-        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true,"autoReply":{"type":"text","text":"Welcome to the shop!"}}"#)
         try await cust.cmd("/_connect 1 \(link)")
 
         let accepting = try await biz.event("acceptingBusinessRequest")
@@ -69,6 +69,9 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         #expect(memberName(custJoined, "hostMember") == "shop")
         #expect((business(custJoined)?["chatType"] as? String) == "business")
         let bg = try #require(groupId(joined)), cg = try #require(groupId(custJoined))
+        // The address's welcome message reaches the customer in the business chat.
+        let welcome = try await cust.event("newChatItems") { itemText($0) == "Welcome to the shop!" }
+        #expect(senderName(welcome) == "shop", "from the business, in the group chat")
         let membership = (custJoined["groupInfo"] as? [String: Any])?["membership"] as? [String: Any]
         #expect(membership?["memberRole"] as? String == "member")
         #expect(membership?["memberId"] as? String == custInfo["customerId"] as? String)

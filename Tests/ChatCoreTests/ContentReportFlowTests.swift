@@ -67,6 +67,13 @@ private func msgContent(_ e: [String: Any]) -> [String: Any]? {
         #expect((refused["errorMessage"] as? String)?.contains("not a moderator") == true)
         #expect(try await carol.c.testCount("SELECT count(*) FROM chat_items WHERE item_content LIKE '%\"report\"%'") == 0)
 
+        // No moderator to take it: refused, nothing sent.
+        let solo = try #require(groupId(try await carol.cmd(#"/_group 1 {"displayName":"solo","fullName":""}"#)))
+        let own = try await carol.cmd(#"/_send #\#(solo) json [{"msgContent":{"type":"text","text":"alone"}}]"#)
+        let ownId = try #require(itemId(own))
+        let noMods = try await carol.cmdError("/_report #\(solo) \(ownId) reason=other")
+        #expect(String(describing: noMods).contains("no moderators support receiving reports"))
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()

@@ -91,6 +91,21 @@ extension ChatController {
         return b.customerId == m.memberId
     }
 
+    /// The address's welcome message (auto-reply) to a new customer, in the business chat
+    /// (simplex-chat `sendGroupAutoReply`: sent to the customer only, a sent group item).
+    func sendBusinessWelcome(_ g: GroupInfo, customer m: GroupMember, conn: Row) async throws(ChatError) {
+        guard let linkId = conn["user_contact_link_id"] as Int64?,
+            let link = try store.read({ db in try db.userContactLinkRow(id: linkId) }),
+            let reply = Self.contactLink(link).addressSettings.autoReply
+        else { return }
+        let user = try userById(conn["user_id"])
+        let target = MessageTarget.group(g)
+        let prepared = try prepareItem(user: user, target, content: reply, quotedItemId: nil, ttl: nil, live: false, forwarded: false)
+        for itemId in try await sendPrepared(target, [prepared], only: [m.groupMemberId]) {
+            emit(.newChatItems(user: user, chatItems: [try targetItem(target, itemId)]))
+        }
+    }
+
     // MARK: x.grp.prefs (chat version 11)
 
     /// x.grp.prefs from an owner: only the group's preferences change (in a business chat each

@@ -128,7 +128,11 @@ extension ChatController {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             try await introduceToAll(g, newMember: m)
-            if !customer { try await sendHistory(g, to: m) }
+            if customer {
+                do { try await sendBusinessWelcome(g, customer: m, conn: conn) } catch { emit(.chatError(chatError: error)) }
+            } else {
+                try await sendHistory(g, to: m)
+            }
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
