@@ -94,6 +94,19 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         // A member (the customer) may not change them: refused locally, as simplex-chat's owner check.
         try await cust.cmdError(#"/_group_profile #\#(cg) {"displayName":"shop","fullName":"","groupPreferences":{"voice":{"enable":"off"}}}"#)
 
+        // Profile changes: the chat on each side is named after the other side, so it follows
+        // that side's profile (sent as x.info before its next message, chat version 7).
+        try await cust.cmd(#"/_profile 1 {"displayName":"carol_b","fullName":"Carol B"}"#)
+        try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"new name"}}]"#)
+        let renamed = try await biz.event("groupUpdated") { groupName($0) == "carol_b" }
+        #expect((((renamed["toGroup"] as? [String: Any])?["groupProfile"] as? [String: Any])?["groupPreferences"] as? [String: Any])?["voice"] != nil,
+                "preferences stay")
+        try await biz.event("newChatItems") { itemText($0) == "new name" }
+        try await biz.cmd(#"/_profile 1 {"displayName":"shop2","fullName":"The Shop"}"#)
+        try await biz.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"renamed too"}}]"#)
+        try await cust.event("groupUpdated") { groupName($0) == "shop2" }
+        try await cust.event("newChatItems") { itemText($0) == "renamed too" }
+
         // The chat list shows each side's chat as a group with its business info.
         let chats = try #require(try await cust.cmd("/_get chats 1 pcc=on count=10")["chats"] as? [[String: Any]])
         let listed = chats.compactMap { ($0["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any] }

@@ -106,6 +106,24 @@ extension ChatController {
         }
     }
 
+    /// simplex-chat `updateBusinessChatProfile`: a business chat is named after the other side, so
+    /// when that side's main member (the business, or the customer) changes its profile, the
+    /// group's name, full name, description and picture follow it (preferences stay).
+    func businessChatProfileFollows(user: User, _ g: GroupInfo, member m: GroupMember, _ p: Profile) throws(ChatError) {
+        guard let b = g.businessChat else { return }
+        let main = b.chatType == .business ? b.businessId : b.customerId
+        guard m.memberId == main else { return }
+        var profile = g.groupProfile
+        profile.displayName = p.displayName
+        profile.fullName = p.fullName
+        profile.shortDescr = p.shortDescr
+        profile.image = p.image
+        guard profile != g.groupProfile else { return }
+        let j = try json(profile)
+        try store.write { db in try db.setGroupProfile(g.groupId, profileJSON: j, at: Self.now) }
+        emit(.groupUpdated(user: user, fromGroup: g, toGroup: try groupInfo(g.groupId), member_: m))
+    }
+
     // MARK: x.grp.prefs (chat version 11)
 
     /// x.grp.prefs from an owner: only the group's preferences change (in a business chat each

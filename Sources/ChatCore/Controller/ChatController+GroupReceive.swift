@@ -193,6 +193,7 @@ extension ChatController {
         let to = try member(m.groupMemberId)
         let (user, g) = try groupContext(m.groupId)
         emit(.groupMemberUpdated(user: user, groupInfo: g, fromMember: m, toMember: to))
+        try businessChatProfileFollows(user: user, g, member: m, profile)
     }
 
     /// A member we learn about from the host (x.grp.mem.new, x.grp.mem.intro, x.grp.mem.fwd).
