@@ -46,6 +46,12 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         let address = try await biz.cmd("/_address 1")
         let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
         try await biz.cmd(#"/_address_settings 1 {"businessAddress":true,"autoReply":{"type":"text","text":"Welcome to the shop!"}}"#)
+        // The short link's data tells apps it is a business address, with the welcome message.
+        let short = try #require((address["connLinkContact"] as? [String: Any])?["connShortLink"] as? String)
+        let plan = try await cust.cmd("/_connect plan 1 \(short)")
+        let data = ((plan["connectionPlan"] as? [String: Any])?["contactAddressPlan"] as? [String: Any])?["contactSLinkData_"] as? [String: Any]
+        #expect(data?["business"] as? Bool == true, "\(plan)")
+        #expect((data?["message"] as? [String: Any])?["text"] as? String == "Welcome to the shop!")
         try await cust.cmd("/_connect 1 \(link)")
 
         let accepting = try await biz.event("acceptingBusinessRequest")

@@ -124,6 +124,19 @@ extension ChatController {
         emit(.groupUpdated(user: user, fromGroup: g, toGroup: try groupInfo(g.groupId), member_: m))
     }
 
+    /// simplex-chat `contactShortLinkData`: the address's short link carries the profile, the
+    /// welcome message and whether the address is a business's (so apps prepare a business chat).
+    /// Best effort: the relay may be away.
+    func updateAddressLinkData(userId: Int64, profile: Profile) async {
+        guard let agent, let link = try? store.read({ db in try db.userContactLinkRow(userId: userId) }),
+            let addr = try? store.read({ db in try db.addressConnIdWithShortLink(userId: userId) })
+        else { return }
+        let settings = Self.contactLink(link).addressSettings
+        let linkData = ContactShortLinkData(profile: redacted(profile), message: settings.autoReply, business: settings.businessAddress)
+        guard let data = try? shortLinkData(linkData) else { return }
+        _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+    }
+
     // MARK: x.grp.prefs (chat version 11)
 
     /// x.grp.prefs from an owner: only the group's preferences change (in a business chat each

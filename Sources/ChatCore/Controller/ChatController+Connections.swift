@@ -287,7 +287,8 @@ extension ChatController {
     /// `pq_ratchet=on|off` sets post-quantum support for the contacts accepted through the
     /// address. A business address (requests become business chats) needs chat version 10, so
     /// a core configured with an older range refuses it.
-    func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) throws(ChatError) -> ChatResponse {
+    /// The address's short link data then says so (`business`, the welcome `message`), best effort.
+    func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
         if settings.businessAddress && ourChatVRange.max < ChatProtocolVersion.businessChats {
             throw .error(errorType: .commandError(message: "business addresses need chat version \(ChatProtocolVersion.businessChats)"))
@@ -298,6 +299,7 @@ extension ChatController {
             return try db.userContactLinkRow(userId: userId)
         }
         guard let r else { throw .errorStore(storeError: .userContactLinkNotFound) }
+        await updateAddressLinkData(userId: userId, profile: user.profile.profile)
         return .userContactLinkUpdated(user: user, contactLink: Self.contactLink(r))
     }
 

@@ -237,7 +237,7 @@ public actor ChatController {
         case .apiForwardChatItems(let to, let from, let itemIds, let ttl):
             return try await forward(to: to, from: from, itemIds, ttl: ttl)
         case .apiSetAddressSettings(let userId, let pqRatchet, let settings):
-            return try setAddressSettings(userId: userId, pqRatchet: pqRatchet, settings)
+            return try await setAddressSettings(userId: userId, pqRatchet: pqRatchet, settings)
         case .apiSetContactAlias(let contactId, let alias):
             return try setContactAlias(contactId, alias)
         case .apiSetConnectionAlias(let connId, let alias):

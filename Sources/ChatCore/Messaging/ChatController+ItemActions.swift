@@ -180,11 +180,7 @@ extension ChatController {
             }
         }
         // The address's short link shows the profile too (best effort: the relay may be away).
-        if let agent, let addr = try store.read({ db in
-            try db.addressConnIdWithShortLink(userId: userId)
-        }), let data = try? shortLinkData(ContactShortLinkData(profile: redacted(profile))) {
-            _ = try? await agent.setConnShortLink(connId: addr, userData: data)
-        }
+        if agent != nil { await updateAddressLinkData(userId: userId, profile: profile) }
         let updated = try userById(userId)
         return .userProfileUpdated(user: updated, fromProfile: from, toProfile: profile,
                                    updateSummary: UserProfileUpdateSummary(updateSuccesses: ok, updateFailures: failed, changedContacts: []))
