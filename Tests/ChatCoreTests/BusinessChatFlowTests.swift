@@ -127,6 +127,42 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         await relay.shutdown()
     }
 
+    /// simplex-chat apps prepare a business chat from the address's link data (`business: true`):
+    /// a prepared group named after the business, with the welcome message; joining it makes the
+    /// business's x.grp.link.inv complete that same group.
+    @Test func preparedBusinessChat() async throws {
+        let dir = NSTemporaryDirectory() + "business-prepared-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...12)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...12)
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true,"autoReply":{"type":"text","text":"Hello, customer"}}"#)
+        let data = #"{"profile":{"displayName":"shop","fullName":"The Shop"},"message":{"type":"text","text":"Hello, customer"},"business":true}"#
+        let prepared = try await cust.cmd("/_prepare contact 1 \(link) \(data)")
+        #expect(prepared["type"] as? String == "newPreparedChat")
+        let chat = try #require(prepared["chat"] as? [String: Any])
+        let info = try #require((chat["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])
+        #expect((info["groupProfile"] as? [String: Any])?["displayName"] as? String == "shop")
+        #expect(info["preparedGroup"] != nil)
+        #expect(((chat["chatItems"] as? [[String: Any]])?.first?["meta"] as? [String: Any])?["itemText"] as? String == "Hello, customer")
+        let pg = try #require((info["groupId"] as? NSNumber)?.int64Value)
+
+        let started = try await cust.cmd("/_connect group #\(pg)")
+        #expect(started["type"] as? String == "startedConnectionToGroup")
+        try await biz.event("acceptingBusinessRequest")
+        let joined = try await cust.event("userJoinedGroup")
+        #expect(groupId(joined) == pg, "the prepared group itself becomes the business chat")
+        #expect(business(joined)?["chatType"] as? String == "business")
+        try await biz.event("joinedGroupMember") { memberName($0) == "carol" }
+        try await cust.cmd(#"/_send #\#(pg) json [{"msgContent":{"type":"text","text":"prepared hello"}}]"#)
+        try await biz.event("newChatItems") { itemText($0) == "prepared hello" }
+        await biz.c.close()
+        await cust.c.close()
+        await relay.shutdown()
+    }
+
     /// A customer core of versions 1-9 does not know business chats: simplex-chat's host still
     /// answers with x.grp.link.inv (its only exception is the SimpleX team address), and the old
     /// customer joins it as a plain group (`saveConnInfo`), ignoring `business`.

@@ -137,6 +137,35 @@ extension ChatController {
         _ = try? await agent.setConnShortLink(connId: addr, userData: data)
     }
 
+    /// `/_prepare contact` with `business: true` (simplex-chat `APIPrepareContact`): a prepared
+    /// group named after the business, with its business preferences and its welcome message;
+    /// `/_connect group` joins the address and the business's x.grp.link.inv completes it.
+    func prepareBusinessChat(user: User, link: CreatedConnLink, _ parsed: ConnectionRequestURI, _ data: ContactShortLinkData) throws(ChatError) -> ChatResponse {
+        guard parsed.mode == .contact else { throw .error(errorType: .commandError(message: "a business chat needs a contact address")) }
+        let profile = Self.businessGroupProfile(data.profile, Self.businessGroupPreferences(data.profile.preferences))
+        let profileJSON = try json(profile)
+        let welcomeJSON = try data.message.map { m throws(ChatError) in try json(CIContent.rcvMsgContent(msgContent: m)) }
+        let rcvNew = try json(CIStatus.rcvNew)
+        let userId = user.userId
+        let groupId = try store.write { db -> Int64 in
+            let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(profile.displayName))
+            let groupId = try db.insertPreparedGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON,
+                                                     connLink: parsed.withSimplexScheme.uriString, groupLinkId: nil,
+                                                     shortLink: link.connShortLink, memberId: MemberId.random().base64url,
+                                                     membershipName: user.localDisplayName, at: Self.now)
+            if let welcome = data.message, let welcomeJSON {
+                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
+            }
+            return groupId
+        }
+        let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
+            let rows = try db.allGroupItemRows(groupId)
+            return (try self.groupInfo(db, groupId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
+        }
+        guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
+        return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))
+    }
+
     // MARK: x.grp.prefs (chat version 11)
 
     /// x.grp.prefs from an owner: only the group's preferences change (in a business chat each
