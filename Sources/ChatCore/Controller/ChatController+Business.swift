@@ -33,7 +33,7 @@ extension ChatController {
         }
         let profileJSON = try json(hostProfile)
         let linkId: Int64 = link["user_contact_link_id"]
-        let (groupId, gmId) = try store.write { db -> (Int64, Int64) in
+        let groupId = try store.write { db -> Int64 in
             let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(profile.displayName))
             let groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
             try db.setBusinessChat(groupId, type: .customer, businessMemberId: ownId.base64url, customerMemberId: customerId.base64url)
@@ -48,9 +48,8 @@ extension ChatController {
                                           viaGroupLinkId: nil, at: Self.now)
             try db.setConnectionUserContactLink(agentConnId: agentConnId, linkId)
             try db.setPeerChatVersionRange(agentConnId: agentConnId, min: Int(peerVRange.min), max: Int(peerVRange.max))
-            return (groupId, gmId)
+            return groupId
         }
-        _ = gmId
         emit(.acceptingBusinessRequest(user: user, groupInfo: try groupInfo(groupId)))
     }
 
