@@ -526,6 +526,8 @@ actor ChatTerminal {
             output("\(t) \(req.localDisplayName) wants to connect to you!\nto accept: /ac \(req.localDisplayName)\nto reject: /rc \(req.localDisplayName)")
         case .acceptingContactRequest(_, let contact):
             output("\(t) \(contact.localDisplayName): accepting contact request (auto-accept)...")
+        case .acceptingBusinessRequest(_, let g):
+            output("\(t) #\(g.localDisplayName): accepting business address request...")
         case .newChatItems(_, let items):
             for ci in items {
                 let text = ci.chatItem.meta.itemText

@@ -499,6 +499,7 @@ enum RTSamples {
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupLinkRejected", #""groupInfo":\#(groupInfo),"groupRejectionReason":"long_name""#),
         withUser("rejectingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member),"groupRejectionReason":"some newer reason""#),
+        withUser("acceptingBusinessRequest", #""groupInfo":\#(groupInfo)"#),
         withUser("userJoinedGroup", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("joinedGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
@@ -865,6 +866,7 @@ enum CaseNames {
         case .contactConnected: "contactConnected"
         case .contactSndReady: "contactSndReady"
         case .contactConnecting: "contactConnecting"
+        case .acceptingBusinessRequest: "acceptingBusinessRequest"
         case .acceptingContactRequest: "acceptingContactRequest"
         case .receivedContactRequest: "receivedContactRequest"
         case .contactUpdated: "contactUpdated"

@@ -139,6 +139,8 @@ import Testing
         Case("/_delete link #3", .apiDeleteGroupLink(groupId: 3)),
         Case("/_get link #3", .apiGetGroupLink(groupId: 3)),
         Case("/_delete member item #3 10,11", .apiDeleteMemberChatItem(groupId: 3, chatItemIds: [10, 11])),
+        Case("/_report #3 10 reason=spam", .apiReportMessage(groupId: 3, chatItemId: 10, reportReason: .spam, reportText: "")),
+        Case("/_report #3 10 reason=other it is rude", .apiReportMessage(groupId: 3, chatItemId: 10, reportReason: .other, reportText: "it is rude")),
         Case("/_delete #3", .apiDeleteChat(chatRef: .group(3), chatDeleteMode: .full(notify: true))),
         Case(#"/_prepare group 1 \#(link) {"groupProfile":{"displayName":"club"}}"#,
              .apiPrepareGroup(userId: 1, connLink: CreatedConnLink(connFullLink: link), groupShortLinkData: GroupShortLinkData(groupProfile: GroupProfile(displayName: "club")))),

@@ -150,7 +150,7 @@ import Testing
         let c2 = try await carol.event("contactConnected")
         #expect(contactId(c2) == bobAtCarol)
         try await bob.event("contactConnected") { displayName($0) == "carol" }
-        // Malformed: business data needs groups; a bad link; an unknown contact.
+        // Malformed: business data with an invitation (it needs an address); a bad link; an unknown contact.
         #expect(await carol.c.send(#"/_prepare contact 1 \#(invLink) {"profile":{"displayName":"x","fullName":""},"business":true}"#).contains("commandError"))
         #expect(await carol.c.send(#"/_prepare contact 1 simplex:/nope {"profile":{"displayName":"x","fullName":""},"business":false}"#).contains("invalidConnReq"))
         #expect(await carol.c.send("/_connect contact @999").contains("contactNotFound"))

@@ -144,6 +144,8 @@ import Testing
         out.append(.grpDel)
         out.append(.grpInfo(groupProfile))
         out.append(.grpInfo(GroupProfile(displayName: "g")))
+        out.append(.grpPrefs(ChatController.defaultBusinessGroupPreferences))
+        out.append(.grpPrefs(GroupPreferences()))
         let inner = ChatMessage(chatVRange: VersionRange(1...16), msgId: msgId2, event: .msgNew(MsgContainer(content: .text("fwd"))))
         out.append(.grpMsgForward(memberId: memberId, memberName: "carol", msg: inner, msgTs: time))
         out.append(.grpMsgForward(memberId: nil, msg: ChatMessage(msgId: msgId2, event: .grpInfo(groupProfile)), msgTs: time2))
@@ -156,7 +158,7 @@ import Testing
         switch e {
         case .msgNew, .msgFileDescr, .msgUpdate, .msgDel, .msgDeleted, .msgReact, .fileCancel, .info, .contact, .directDel, .ok,
             .grpInv, .grpAcpt, .grpLinkInv, .grpLinkMem, .grpLinkReject, .grpLinkAcpt, .grpMemNew, .grpMemIntro, .grpMemInv, .grpMemFwd, .grpMemInfo, .grpMemCon,
-            .grpMemRole, .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpMsgForward:
+            .grpMemRole, .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpPrefs, .grpMsgForward:
             true
         case .unknown:
             false
@@ -186,7 +188,7 @@ import Testing
         let schema = try Self.overlaidSchema()
         let samples = Self.samples()
         let tags = Set(samples.filter(Self.covers).map(\.tag))
-        #expect(tags.count == 30, "every event case is sampled: \(tags.sorted())")
+        #expect(tags.count == 31, "every event case is sampled: \(tags.sorted())")
         for event in samples {
             for (vRange, id) in [(ChatProtocolVersion.supportedRange, Self.msgId), (nil, nil)] as [(VersionRange?, SharedMsgId?)] {
                 let msg = ChatMessage(chatVRange: vRange, msgId: id, event: event)

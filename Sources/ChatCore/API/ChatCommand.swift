@@ -157,6 +157,8 @@ public enum ChatCommand: Sendable, Hashable {
     case apiConnectPreparedGroup(groupId: Int64, incognito: Bool, msgContent: MsgContent?)
     /// `/_delete member item #<groupId> <itemId>[,...]`: moderation of other members' messages.
     case apiDeleteMemberChatItem(groupId: Int64, chatItemIds: [Int64])
+    /// `/_report #<groupId> <chatItemId> reason=<reason>[ <text>]` (chat version 12).
+    case apiReportMessage(groupId: Int64, chatItemId: Int64, reportReason: ReportReason, reportText: String)
     /// `/_sync @<contactId>[ force=on]`: re-synchronize the contact connection's ratchet.
     case apiSyncContactRatchet(contactId: Int64, force: Bool)
     /// `/_sync #<groupId> <groupMemberId>[ force=on]`: the same for a member's connection.
@@ -396,6 +398,7 @@ extension ChatCommand {
         case .apiDeleteGroupLink(let g): return "/_delete link #\(g)"
         case .apiGetGroupLink(let g): return "/_get link #\(g)"
         case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
+        case .apiReportMessage(let g, let i, let r, let t): return "/_report #\(g) \(i) reason=" + r.rawValue + (t.isEmpty ? "" : " " + t)
         case .apiSyncContactRatchet(let id, let force): return "/_sync @\(id)" + (force ? " force=on" : "")
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return "/_sync #\(g) \(m)" + (force ? " force=on" : "")
         case .apiGetContactCode(let id): return "/_get code @\(id)"

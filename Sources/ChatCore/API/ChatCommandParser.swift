@@ -597,6 +597,16 @@ enum CommandSyntax {
         Entry(name: "/_leave", prefixes: ["/_leave #"]) { s throws(CommandSyntaxError) in
             .apiLeaveGroup(groupId: try s.decimal("group ID"))
         },
+        Entry(name: "/_report", prefixes: ["/_report #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let item = try s.decimal("chat item ID")
+            try s.expect(" reason=")
+            let word = try s.token("report reason")
+            guard let reason = ReportReason(rawValue: word) else { throw CommandSyntaxError("unknown report reason \(word)") }
+            let text = s.take(" ") ? s.remainder() : ""
+            return .apiReportMessage(groupId: g, chatItemId: item, reportReason: reason, reportText: text)
+        },
         Entry(name: "/_group_profile", prefixes: ["/_group_profile #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")
             try s.expect(" ")

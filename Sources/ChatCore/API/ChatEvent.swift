@@ -4,6 +4,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case contactSndReady(user: User, contact: Contact)
     case contactConnecting(user: User, contact: Contact)
     case acceptingContactRequest(user: User, contact: Contact)
+    /// A request to our business address became a business chat (chat version 10).
+    case acceptingBusinessRequest(user: User, groupInfo: GroupInfo)
     case receivedContactRequest(user: User, contactRequest: UserContactRequest, chat_: AChat?)
     case contactUpdated(user: User, fromContact: Contact, toContact: Contact)
     case contactDeletedByContact(user: User, contact: Contact)
@@ -66,6 +68,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "contactSndReady": self = try .contactSndReady(user: c.v("user"), contact: c.v("contact"))
         case "contactConnecting": self = try .contactConnecting(user: c.v("user"), contact: c.v("contact"))
         case "acceptingContactRequest": self = try .acceptingContactRequest(user: c.v("user"), contact: c.v("contact"))
+        case "acceptingBusinessRequest": self = try .acceptingBusinessRequest(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "receivedContactRequest": self = try .receivedContactRequest(user: c.v("user"), contactRequest: c.v("contactRequest"), chat_: c.opt("chat_"))
         case "contactUpdated": self = try .contactUpdated(user: c.v("user"), fromContact: c.v("fromContact"), toContact: c.v("toContact"))
         case "contactDeletedByContact": self = try .contactDeletedByContact(user: c.v("user"), contact: c.v("contact"))
@@ -151,6 +154,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.tag("acceptingContactRequest")
             try c.put(user, "user")
             try c.put(contact, "contact")
+        case .acceptingBusinessRequest(let user, let groupInfo):
+            try c.tag("acceptingBusinessRequest")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
         case .receivedContactRequest(let user, let contactRequest, let chat_):
             try c.tag("receivedContactRequest")
             try c.put(user, "user")

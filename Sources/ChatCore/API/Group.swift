@@ -366,6 +366,12 @@ public struct BusinessChatInfo: Codable, Sendable, Hashable {
     public var chatType: BusinessChatType
     public var businessId: String
     public var customerId: String
+
+    public init(chatType: BusinessChatType, businessId: String, customerId: String) {
+        self.chatType = chatType
+        self.businessId = businessId
+        self.customerId = customerId
+    }
 }
 
 public struct GroupSummary: Codable, Sendable, Hashable {

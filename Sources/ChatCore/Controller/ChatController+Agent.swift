@@ -118,7 +118,9 @@ extension ChatController {
                 try await groupConfirmation(conn, confirmationId: confirmationId, msg)
                 return
             }
-            if case .grpLinkInv(let inv)? = msg?.event, conn["via_group_link_id"] as String? != nil {
+            // x.grp.link.inv on a connection made through a group link, or through an address that
+            // answers as a business (simplex-chat `saveConnInfo`): the connection joins a group.
+            if case .grpLinkInv(let inv)? = msg?.event, conn["contact_id"] as Int64? == nil {
                 try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
                 return
             }
@@ -254,6 +256,12 @@ extension ChatController {
         let requestMessage = decodeChatMessage(info)
         guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
+        }
+        if Self.contactLink(link).addressSettings.businessAddress, let req = requestMessage {
+            // simplex-chat makes a business chat for every request to a business address (its only
+            // exception is the SimpleX team's own address for peers below version 10).
+            try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange)
+            return
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }
         let userId: Int64 = link["user_id"]

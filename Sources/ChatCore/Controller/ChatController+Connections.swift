@@ -285,11 +285,13 @@ extension ChatController {
     /// `/_address_settings <userId> <json>`: auto-accept (optionally incognito) and the welcome
     /// message sent to each contact made through the address.
     /// `pq_ratchet=on|off` sets post-quantum support for the contacts accepted through the
-    /// address; a business address needs business chats (not built yet) and is refused.
+    /// address. A business address (requests become business chats) needs chat version 10, so
+    /// a core configured with an older range refuses it.
+    /// The address's short link data then says so (`business`, the welcome `message`), best effort.
     func setAddressSettings(userId: Int64, pqRatchet: Bool?, _ settings: AddressSettings) async throws(ChatError) -> ChatResponse {
         let user = try userById(userId)
-        if settings.businessAddress {
-            throw .error(errorType: .commandError(message: "business addresses are not supported yet"))
+        if settings.businessAddress && ourChatVRange.max < ChatProtocolVersion.businessChats {
+            throw .error(errorType: .commandError(message: "business addresses need chat version \(ChatProtocolVersion.businessChats)"))
         }
         let json = try json(settings)
         let r = try store.write { db -> Row? in

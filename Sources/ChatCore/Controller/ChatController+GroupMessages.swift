@@ -329,7 +329,10 @@ extension ChatController {
             guard let m = try? store.read({ db in try self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
                 let range = try? memberVRange(gmId), range.max >= ChatProtocolVersion.groupForward
             else { continue }
-            do { try await sendToMember(gmId, events) } catch { emit(.chatError(chatError: error)) }
+            // Reports go to moderators only (chat version 12).
+            let toSend = m.memberRole >= .moderator ? events : events.filter { !$0.isForwardedReport }
+            if toSend.isEmpty { continue }
+            do { try await sendToMember(gmId, toSend) } catch { emit(.chatError(chatError: error)) }
         }
     }
 }

@@ -130,7 +130,8 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
             emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
-            if conn["via_group_link_id"] as String? != nil {
+            let customer = isBusinessCustomer(g, m)
+            if conn["via_group_link_id"] as String? != nil || customer {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             if pending {
@@ -148,7 +149,11 @@ extension ChatController {
                 return
             }
             try await introduceToAll(g, newMember: m)
-            try await sendHistory(g, to: m)
+            if customer {
+                do { try await sendBusinessWelcome(g, customer: m, conn: conn) } catch { emit(.chatError(chatError: error)) }
+            } else {
+                try await sendHistory(g, to: m)
+            }
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
@@ -209,6 +214,7 @@ extension ChatController {
         let to = try member(m.groupMemberId)
         let (user, g) = try groupContext(m.groupId)
         emit(.groupMemberUpdated(user: user, groupInfo: g, fromMember: m, toMember: to))
+        try businessChatProfileFollows(user: user, g, member: m, profile)
     }
 
     /// A member we learn about from the host (x.grp.mem.new, x.grp.mem.intro, x.grp.mem.fwd).
@@ -332,6 +338,10 @@ extension ChatController {
                 category: "user", status: status.rawValue, localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByGroupMemberId: hostGmId, at: Self.now)
             try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
+            // Chat version 10: a business address answered; a core of an older range ignores it.
+            if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
+                try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)
+            }
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)
@@ -410,6 +420,10 @@ extension ChatController {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
                 return nil
             }
+            if case .report = container.content, g.membership.memberRole < .moderator {
+                reportMessageError(g, "x.msg.new: a report to a member who is not a moderator")
+                return nil
+            }
             if let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container) {
                 // The offered file (issue 15), on the item before it is shown.
                 let file = try receivedMessageFile(container.file, userId: user.userId, contactId: nil, groupId: g.groupId, sender: sender,
@@ -481,6 +495,8 @@ extension ChatController {
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "groupUpdated", fields: .groupProfile(profile))),
                                         text: "updated group profile")
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        case .grpPrefs(let prefs):
+            try groupPreferencesReceived(user: user, g, sender: sender, prefs)
         case .msgFileDescr(let msgId, let part):
             try await fileDescrReceived(contactId: nil, groupId: g.groupId, memberGmId: sender.groupMemberId, msgId: msgId, part)
         case .fileCancel(let msgId):

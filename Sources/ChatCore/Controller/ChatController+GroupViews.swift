@@ -62,6 +62,10 @@ extension ChatController {
             fullGroupPreferences: .merged(profile.groupPreferences), membership: membership,
             createdAt: Self.ts(g["created_at"]), updatedAt: Self.ts(g["updated_at"]), chatTs: chatTs.map(Self.ts),
             groupSummary: GroupSummary(currentMembers: current), viaGroupLinkUri: g["via_group_link_uri"])
+        if let type = (g["business_chat"] as String?).flatMap(BusinessChatType.init(rawValue:)),
+           let businessId = g["business_member_id"] as String?, let customerId = g["customer_member_id"] as String? {
+            info.businessChat = BusinessChatInfo(chatType: type, businessId: businessId, customerId: customerId)
+        }
         info.customData = (g["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
         if let full = g["prepared_conn_link"] as String? {
             let started: Bool = g["prepared_started"]

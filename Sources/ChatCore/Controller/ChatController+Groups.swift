@@ -355,7 +355,13 @@ extension ChatController {
                 ? from.localDisplayName : try self.uniqueGroupName(db, userId: user.userId, valid)
             try db.setGroupProfile(groupId, profileJSON: j, localDisplayName: name, at: Self.now)
         }
-        await sendGroupEvent(groupId, .grpInfo(profile))
+        // simplex-chat `runUpdateGroupProfile`: a business chat sends only its preferences
+        // (x.grp.prefs), as each side names the chat after the other.
+        if from.businessChat != nil {
+            await sendGroupEvent(groupId, .grpPrefs(profile.groupPreferences ?? Self.defaultBusinessGroupPreferences))
+        } else {
+            await sendGroupEvent(groupId, .grpInfo(profile))
+        }
         if from.groupProfile.displayName != profile.displayName || from.groupProfile.fullName != profile.fullName
             || from.groupProfile.description != profile.description || from.groupProfile.image != profile.image {
             let itemId = try insertItem(userId: user.userId, groupId: groupId, sent: true,

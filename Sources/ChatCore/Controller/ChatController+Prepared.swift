@@ -14,8 +14,8 @@ extension ChatController {
             throw .error(errorType: .invalidConnReq)
         }
         if data.business {
-            // A business address becomes a group chat in SimpleX; groups are not built yet.
-            throw .error(errorType: .commandError(message: "business addresses (prepared group chats) are not supported yet"))
+            // A business address becomes a group chat (chat version 10).
+            return try prepareBusinessChat(user: user, link: link, parsed, data)
         }
         switch try plan(userId: userId, parsed) {
         case .own: throw .error(errorType: .commandError(message: "this is your own link"))

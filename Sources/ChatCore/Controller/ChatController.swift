@@ -291,6 +291,8 @@ public actor ChatController {
             return try await connectPreparedGroup(groupId: groupId, incognito: incognito, message: mc)
         case .apiDeleteMemberChatItem(let groupId, let itemIds):
             return try await deleteMemberItems(groupId: groupId, itemIds)
+        case .apiReportMessage(let groupId, let itemId, let reason, let text):
+            return try await reportMessage(groupId: groupId, itemId: itemId, reason: reason, text: text)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
         case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)

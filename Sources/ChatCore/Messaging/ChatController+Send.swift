@@ -100,7 +100,8 @@ extension ChatController {
     /// (5+, 9+ for an admin); members still connecting get them as pending messages.
     /// A contact's item the agent refused is not stored (its error is thrown, after the items
     /// sent before it are stored); a member whose send fails is reported and skipped.
-    func sendPrepared(_ target: MessageTarget, _ prepared: [PreparedItem]) async throws(ChatError) -> [Int64] {
+    /// `only`: the group members it goes to (reports go to moderators only); nil for all.
+    func sendPrepared(_ target: MessageTarget, _ prepared: [PreparedItem], only: Set<Int64>? = nil) async throws(ChatError) -> [Int64] {
         guard !prepared.isEmpty else { return [] }
         var bodies: [Data] = []
         for p in prepared { bodies.append(try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)) }
@@ -114,9 +115,9 @@ extension ChatController {
             return ids.compactMap { $0 }
         case .group(let g):
             await sendProfileUpdateIfNeeded(g.groupId)
-            let pending = pendingMembers(g.groupId, forwardable: true)
+            let pending = pendingMembers(g.groupId, forwardable: true).filter { only?.contains($0) ?? true }
             var deliveries: [Delivery] = []
-            for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] {
+            for (gmId, conn) in (try? groupRecipients(g.groupId)) ?? [] where only?.contains(gmId) ?? true {
                 var batched = false
                 if bodies.count > 1 {
                     do throws(ChatError) { batched = try memberTakesBatches(gmId, conn) } catch {

@@ -62,6 +62,9 @@ public enum ChatMsgEvent: Sendable, Hashable {
     case grpDel
     /// `x.grp.info`: the owner changed the group profile.
     case grpInfo(GroupProfile)
+    /// `x.grp.prefs` (chat version 11): the owner changed only the group's preferences (business
+    /// chats, where each side keeps its own group name and picture).
+    case grpPrefs(GroupPreferences)
     /// `x.grp.msg.forward` (chat version 4+): a host relays another member's message to a member
     /// not yet connected to its author. `memberId` names the author (absent for messages sent as
     /// the group), `msgTs` is when the host's relay received it.
@@ -141,6 +144,7 @@ public enum ChatMsgEvent: Sendable, Hashable {
         case .grpLeave: KnownEventTag.grpLeave.rawValue
         case .grpDel: KnownEventTag.grpDel.rawValue
         case .grpInfo: KnownEventTag.grpInfo.rawValue
+        case .grpPrefs: KnownEventTag.grpPrefs.rawValue
         case .grpMsgForward: KnownEventTag.grpMsgForward.rawValue
         case .unknown(let event, _): event
         }
@@ -152,9 +156,8 @@ public enum ChatMsgEvent: Sendable, Hashable {
         switch self {
         case .msgNew(let c): c.file?.fileInline == nil
         case .msgFileDescr, .msgUpdate, .msgDel, .msgReact, .fileCancel, .info, .grpMemNew, .grpMemRole,
-             .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo:
+             .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpPrefs:
             true
-        case .unknown(let event, _): event == "x.grp.prefs"
         default: false
         }
     }
@@ -197,6 +200,7 @@ enum KnownEventTag: String {
     case grpLeave = "x.grp.leave"
     case grpDel = "x.grp.del"
     case grpInfo = "x.grp.info"
+    case grpPrefs = "x.grp.prefs"
     case grpMsgForward = "x.grp.msg.forward"
 }
 
@@ -281,6 +285,8 @@ extension ChatMsgEvent {
             return .grpDel
         case .grpInfo:
             return try .grpInfo(p.req("groupProfile"))
+        case .grpPrefs:
+            return try .grpPrefs(p.req("groupPreferences"))
         case .grpMsgForward:
             return try .grpMsgForward(memberId: p.opt("memberId"), memberName: p.opt("memberName"), msg: p.req("msg"), msgTs: p.req("msgTs"))
         }
@@ -342,6 +348,8 @@ extension ChatMsgEvent {
             try c.set(messages, "messages")
         case .grpInfo(let profile):
             try c.set(profile, "groupProfile")
+        case .grpPrefs(let prefs):
+            try c.set(prefs, "groupPreferences")
         case .grpMsgForward(let memberId, let memberName, let msg, let msgTs):
             try c.set(memberId, "memberId")
             try c.set(memberName, "memberName")

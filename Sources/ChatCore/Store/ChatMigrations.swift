@@ -131,6 +131,15 @@ enum ChatMigrations {
                 ALTER TABLE connections ADD COLUMN security_code_verified_at REAL;
                 """)
         }
+        m.registerMigration("m20261124b_business_chats") { db in
+            // simplex-chat `groups.business_chat`, `business_member_id`, `customer_member_id`
+            // (chat version 10): which side of a business chat we are, and its two member IDs.
+            try db.execute(sql: """
+                ALTER TABLE groups ADD COLUMN business_chat TEXT;
+                ALTER TABLE groups ADD COLUMN business_member_id TEXT;
+                ALTER TABLE groups ADD COLUMN customer_member_id TEXT;
+                """)
+        }
         // simplex-chat `group_scope_tag`/`group_scope_group_member_id` (chat version 15): items of a
         // member's support chat, kept out of the group's main chat.
         m.registerMigration("m20261124c_member_support_scope") { db in

@@ -17,7 +17,7 @@ extension Database {
 
     /// A group from a link's data, with our placeholder membership (member ID and role come
     /// from the host); returns the group's id.
-    func insertPreparedGroup(userId: Int64, localDisplayName: String, profileJSON: String, connLink: String, groupLinkId: String,
+    func insertPreparedGroup(userId: Int64, localDisplayName: String, profileJSON: String, connLink: String, groupLinkId: String?,
                              shortLink: String?, memberId: String, membershipName: String, at now: Double) throws -> Int64 {
         try run("""
             INSERT INTO groups (user_id, local_display_name, group_profile, via_group_link_uri, via_group_link_id, prepared_conn_link,
