@@ -238,11 +238,13 @@ struct ChatCompressionTests {
     }
 
     @Test func negotiatedVersions() {
-        #expect(ChatProtocolVersion.supportedRange == VersionRange(1...9))
-        #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 18) == 9)
+        #expect(ChatProtocolVersion.supportedRange == VersionRange(1...16))
+        #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 18) == 16)
+        #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 9) == 9)
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 3) == 3)
         #expect(ChatController.negotiatedVersion(peerMin: nil, peerMax: nil) == 1)
-        #expect(ChatController.negotiatedVersion(peerMin: 10, peerMax: 18) == 9)
+        #expect(ChatController.negotiatedVersion(peerMin: 17, peerMax: 18) == 16)
+        #expect(ChatController.negotiatedVersion(ours: VersionRange(1...9), peerMin: 10, peerMax: 18) == 9)
         #expect(ChatController.negotiatedVersion(peerMin: 1, peerMax: 1) == 1)
     }
 

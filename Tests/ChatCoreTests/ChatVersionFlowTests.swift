@@ -36,7 +36,7 @@ extension ChatController {
     }
 }
 
-/// Two chat cores over a real relay at chat versions 1-9: what they negotiate, and every body form
+/// Two chat cores over a real relay at the release's chat versions (1-16): what they negotiate, and every body form
 /// simplex-chat may send at those versions (batches, compressed bodies), good and bad, on the wire.
 @Suite(.serialized) struct ChatVersionFlowTests {
     @Test func versionNineBatchesAndCompressedBodiesOverARelay() async throws {
@@ -51,12 +51,12 @@ extension ChatController {
         let bobSide = try await bob.event("contactConnected")
         let bobId = try #require(contactId(aliceSide))
 
-        // Both announce 1-9 and use 9.
+        // Both announce the release's range, 1-16, and use 16 (batches from 9, compression from 8).
         for side in [aliceSide, bobSide] {
             let conn = try #require(activeConn(side))
             let peer = try #require(conn["peerChatVRange"] as? [String: Any])
-            #expect(peer["minVersion"] as? Int == 1 && peer["maxVersion"] as? Int == 9, "\(peer)")
-            #expect(conn["connChatVersion"] as? Int == 9)
+            #expect(peer["minVersion"] as? Int == 1 && peer["maxVersion"] as? Int == 16, "\(peer)")
+            #expect(conn["connChatVersion"] as? Int == 16)
         }
         let toBob = try #require(activeConn(aliceSide)?["agentConnId"] as? String)
 
@@ -97,12 +97,12 @@ extension ChatController {
         #expect(itemText(try await bob.event("newChatItems")) == "still connected")
 
         // A long message through the ordinary send path: compressed when the connection has
-        // post-quantum support (version 9 >= 8), and it arrives whole.
+        // post-quantum support (version 16 >= 8), and it arrives whole.
         let longText = String(repeating: "0123456789 ", count: 1_300)
         let body = try await alice.c.chatMessage(.msgNew(MsgContainer(content: .text(longText))))
         #expect(body.count > ChatProtocolLimits.maxCompressedMsgLength)
         let (version, pq) = try await alice.c.negotiated(toBob)
-        #expect(version == 9)
+        #expect(version == 16)
         let wire = try await alice.c.bodyToSend(toBob, body)
         #expect((wire.first == UInt8(ascii: "X")) == pq)
         try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"\#(longText)"}}]"#)

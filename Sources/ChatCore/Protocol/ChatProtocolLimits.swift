@@ -66,7 +66,7 @@ public enum ChatProtocolVersion {
     public static let binaryBodies: UInt16 = 18
 
     /// The chat versions this core implements and advertises by default (`Config.chatVRange`).
-    public static let supportedRange = VersionRange(initial...batchSend2)
+    public static let supportedRange = VersionRange(initial...shortLinkData)
 
     /// The range assumed for a message without `v`.
     public static let initialRange = VersionRange(initial)
