@@ -35,7 +35,7 @@ extension SMPAgent {
 
     /// Stores the new state in this transaction; it reaches the cache if the transaction commits.
     func saveRatchet(in db: Database, _ connId: String, _ r: PQRatchet) throws {
-        try db.run("UPDATE ratchets SET ratchet_state = ?, x3dh_private = NULL WHERE conn_id = ?", [Data(try r.serialized()), connId])
+        try db.saveRatchetState(connId, Data(try r.serialized()))
         ratchetPending[connId] = r
     }
 }

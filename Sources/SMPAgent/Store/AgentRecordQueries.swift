@@ -16,6 +16,11 @@ extension Database {
         try RatchetRecord.fetchOne(self, key: connId)
     }
 
+    /// The ratchet after a message: its state replaces the old one and the X3DH keys are dropped.
+    func saveRatchetState(_ connId: String, _ state: Data) throws {
+        try run("UPDATE ratchets SET ratchet_state = ?, x3dh_private = NULL WHERE conn_id = ?", [state, connId])
+    }
+
     func shortLinkRecord(_ connId: String) throws -> ShortLinkRecord? {
         try ShortLinkRecord.fetchOne(self, key: connId)
     }
