@@ -22,6 +22,7 @@ enum RelayBenchmark {
         let p99: Double
         let samples: Int
         let errors: Int
+        let firstError: String?
         let setupSeconds: Double
         var deliveriesPerSecond: Double { Double(deliveries) / seconds }
     }
@@ -72,6 +73,11 @@ enum RelayBenchmark {
 
         let scheduler = Scheduler(queues: n, window: min(window, n))
         let delivered = Counter(), sent = Counter(), errors = Counter()
+        let firstError = NIOLockedValueBox<String?>(nil)
+        @Sendable func failed(_ what: String) {
+            errors.add()
+            firstError.withLockedValue { if $0 == nil { $0 = what } }
+        }
         let latencies = LatencyRecorder()
         let stop = StopFlag()
 
@@ -88,11 +94,11 @@ enum RelayBenchmark {
                     guard let i = index[m.recipientId] else { continue }
                     let key = queues[i].recipientKey
                     Task {
-                        do { try await recipient.ack(recipientId: m.recipientId, key: key, msgId: m.msgId) } catch { errors.add() }
+                        do { try await recipient.ack(recipientId: m.recipientId, key: key, msgId: m.msgId) } catch { failed("ACK: \(error)") }
                     }
                     scheduler.release(i)
                 case .undecryptable:
-                    errors.add()
+                    failed("undecryptable message")
                 default:
                     break
                 }
@@ -113,7 +119,7 @@ enum RelayBenchmark {
                     do {
                         try await sender.send(senderId: q.senderId, key: q.senderKey, body: body)
                     } catch {
-                        errors.add()
+                        failed("SEND: \(error)")
                         scheduler.release(i)
                     }
                 }
@@ -141,7 +147,7 @@ enum RelayBenchmark {
 
         let p = latencies.percentiles()
         return Result(queues: n, deliveries: c1 - c0, seconds: Double(t1 - t0) / 1e9, p50: p?.p50 ?? .nan, p99: p?.p99 ?? .nan,
-                      samples: p?.count ?? 0, errors: errors.value, setupSeconds: setupSeconds)
+                      samples: p?.count ?? 0, errors: errors.value, firstError: firstError.withLockedValue { $0 }, setupSeconds: setupSeconds)
     }
 }
 
