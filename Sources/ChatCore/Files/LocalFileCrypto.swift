@@ -23,19 +23,7 @@ enum LocalFileCrypto {
 
     /// Encrypts the plain file `from` into `to` (replaced).
     static func encrypt(from: String, to: String, _ args: CryptoFileArgs) throws(XFTPFileError) {
-        let (key, nonce) = try keys(args)
-        var sb: SecretBoxStream
-        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw .crypto("\(error)") }
-        let src = try PosixFile(path: from, mode: .read)
-        let dst = try PosixFile(path: to, mode: .create)
-        while true {
-            var piece = try src.read(max: block)
-            if piece.isEmpty { break }
-            piece.withUnsafeMutableBytes { sb.encrypt(inPlace: $0) }
-            try dst.write(piece)
-        }
-        try dst.write(sb.tag())
-        dst.sync()
+        try copy(from: from, nil, to: to, args)
     }
 
     /// Copies a local file from one protection to another (simplex-chat `copyCryptoFile`): read
@@ -75,26 +63,6 @@ enum LocalFileCrypto {
 
     /// Decrypts the encrypted file `from` into `to`; nothing is left at `to` unless the tag verifies.
     static func decrypt(from: String, to: String, _ args: CryptoFileArgs) throws(XFTPFileError) {
-        let (key, nonce) = try keys(args)
-        guard let size = PosixFile.size(of: from) else { throw .io("cannot stat \(from)") }
-        guard size >= 16 else { throw .invalidHeader("FTCEInvalidFileSize") }
-        var sb: SecretBoxStream
-        do { sb = try SecretBoxStream(secret: key, nonce: nonce) } catch { throw .crypto("\(error)") }
-        let src = try PosixFile(path: from, mode: .read)
-        let dst = try PosixFile(path: to, mode: .create)
-        do throws(XFTPFileError) {
-            var left = size - 16
-            while left > 0 {
-                var piece = try src.read(exactly: Int(min(left, Int64(block))))
-                piece.withUnsafeMutableBytes { sb.decrypt(inPlace: $0) }
-                try dst.write(piece)
-                left -= Int64(piece.count)
-            }
-            let tag = try src.read(exactly: 16)
-            guard sb.verify(tag: tag) else { throw XFTPFileError.invalidAuthTag }
-        } catch {
-            PosixFile.remove(to)
-            throw error
-        }
+        try copy(from: from, args, to: to, nil)
     }
 }
