@@ -12,7 +12,8 @@ import SimplexFoundation
 /// message row and the ratchet state).
 enum AgentFloor {
     static func measure(pq: Bool) throws -> CryptoFloor.Result {
-        let relay = try CryptoFloor.measure(bodySize: 16_064, echoBlocksPerSecond: 1, cores: 1)
+        let relay = try CryptoFloor.measure(bodySize: 16_064, echoBlocksPerSecond: 1, cores: 1,
+                                               senderAuth: AgentConfig(servers: []).senderAuthAlgorithm)
         var items = relay.items
 
         let bobParams = try PQRatchet.generateReceiverParams(pqSupport: pq)

@@ -46,6 +46,8 @@ final class ClientConnection: Sendable {
 
     let channel: Channel
     let session: Session
+    /// DH keys of our X25519 queue keys with this session's server key.
+    private let authenticatorKeys = AuthenticatorKeyCache(limit: 1024)
     private let pending = NIOLockedValueBox<[[UInt8]: Pending]>([:])
     private let onEvent: @Sendable (_ entityId: [UInt8], _ message: BrokerMessage) -> Void
 
@@ -91,7 +93,8 @@ final class ClientConnection: Sendable {
                 if let key = c.key {
                     if case .x25519 = key, session.version < SMPVersion.authCommands { throw SMPClientError.transport(.noAuth) }
                     let authorized = try RawTransmission.authorizedBytes(sessionId: session.sessionId, corrId: corrId, entityId: c.entityId, body: body)
-                    auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: session.serverSessionKey)
+                    auth = try TransmissionAuth.authorize(key: key, authorized: authorized, corrId: corrId, serverSessionKey: session.serverSessionKey,
+                                                         keys: authenticatorKeys)
                 }
                 let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).encoded(params)
                 guard TransmissionBatch.cost(of: t) <= TransmissionBatch.capacity else { throw SMPClientError.transport(.largeMessage) }

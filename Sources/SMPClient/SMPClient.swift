@@ -56,6 +56,12 @@ public final class SMPClient: Sendable {
 
     public var isConnected: Bool { state.withLockedValue { $0.connection != nil } }
 
+    /// The SMP version of the session with this relay, connecting if needed: what the relay can
+    /// verify (X25519 authenticators need v7) is known only after its handshake.
+    public func negotiatedVersion() async throws(SMPClientError) -> UInt16 {
+        try await connection().session.version
+    }
+
     /// Closes the connection and stops reconnecting; waiting commands fail with `.closed`.
     public func close() async {
         let (conn, tasks) = state.withLockedValue { s -> (ClientConnection?, [Task<Void, Never>?]) in

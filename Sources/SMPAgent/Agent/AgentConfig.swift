@@ -1,3 +1,4 @@
+import SimplexFoundation
 import SMPClient
 import SMPTransport
 
@@ -27,6 +28,11 @@ public struct AgentConfig: Sendable {
     /// SMP client versions of our queue addresses (simplexmq `smpClientVRange`); below 3 no
     /// queue is secured by its sender (SKEY), so the recipient KEYs it and HELLO follows.
     public var smpClientVersions: VersionRange = SMPClientVersion.supported
+    /// Key type of our sender keys (simplexmq `sndAuthAlg`). X25519 gives deniable DH
+    /// authenticators, which simplexmq plans to switch to ("replace with X25519 when switching to
+    /// v7"); it is used only with relays at SMP v7+, Ed25519 with older ones. Recipient keys stay
+    /// Ed25519, as in simplexmq.
+    public var senderAuthAlgorithm: KeyAlgorithm = .x25519
 
     public init(servers: [SMPServerAddress]) {
         self.servers = servers

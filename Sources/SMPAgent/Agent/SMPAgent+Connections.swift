@@ -145,8 +145,9 @@ extension SMPAgent {
         // A queue found via its short link was already secured with LKEY: use that key (SKEY
         // with the same key again is accepted by the relay).
         let linkSndKey = try invShortLinkSenderKey(senderId: q.senderId)
+        let newSndKey = linkSndKey == nil ? try await senderAuthKey(server: q.server.description) : nil
         do {
-            sndKey = try linkSndKey ?? PrivateAuthKey.generate(.ed25519)
+            sndKey = try linkSndKey ?? newSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
             throw .internalError("keys: \(error)")
@@ -254,8 +255,9 @@ extension SMPAgent {
         let sndKey: PrivateAuthKey
         let sndE2E = X25519PrivateKey()
         let secret: [UInt8]
+        let newSndKey = try await senderAuthKey(server: q.server.description)
         do {
-            sndKey = try PrivateAuthKey.generate(.ed25519)
+            sndKey = newSndKey
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
         } catch {
             throw .internalError("keys: \(error)")
@@ -391,6 +393,19 @@ extension SMPAgent {
         if authKeyCache.count >= 4096 { authKeyCache.removeAll(keepingCapacity: true) }
         authKeyCache[pkcs8] = key
         return key
+    }
+
+    /// A new sender key for a queue on `server`: `config.senderAuthAlgorithm` when the relay's
+    /// session is at SMP v7+ (it can verify X25519 authenticators), else Ed25519, which every
+    /// version verifies. An unreachable relay gets Ed25519, so a queued confirmation still works.
+    func senderAuthKey(server: String) async throws(AgentError) -> PrivateAuthKey {
+        var algorithm = KeyAlgorithm.ed25519
+        if config.senderAuthAlgorithm == .x25519,
+           let version = try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() }),
+           version >= SMPVersion.authCommands {
+            algorithm = .x25519
+        }
+        do { return try PrivateAuthKey.generate(algorithm) } catch { throw .internalError("keys: \(error)") }
     }
 
     func serialize(_ r: PQRatchet) throws(AgentError) -> Data {

@@ -50,25 +50,33 @@ public enum PrivateAuthKey: Sendable {
 public enum TransmissionAuth {
     /// Client side: the `authorization` field for a transmission whose authorized bytes are
     /// `authorized` (see `RawTransmission.authorizedBytes`).
-    public static func authorize(key: PrivateAuthKey, authorized: [UInt8], corrId: [UInt8], serverSessionKey: X25519PublicKey?) throws -> [UInt8] {
+    /// `keys` (the session's cache) saves the DH of an X25519 key after its first command.
+    public static func authorize(key: PrivateAuthKey, authorized: [UInt8], corrId: [UInt8], serverSessionKey: X25519PublicKey?,
+                                 keys: AuthenticatorKeyCache? = nil) throws -> [UInt8] {
         switch key {
         case .ed25519(let k): return try k.sign(authorized)
         case .ed448(let k): return try k.sign(authorized)
         case .x25519(let k):
             guard let serverSessionKey else { throw TransportError.noAuth }
-            return try SMPAuthenticator.authenticate(authorized: authorized, nonce: cbNonce(corrId), serverPublicKey: serverSessionKey, queuePrivateKey: k)
+            let derive = { () throws(CryptoError) in try CryptoBox.sharedKey(publicKey: serverSessionKey, privateKey: k) }
+            let box = try keys?.key(for: k.publicKey, derive: derive) ?? derive()
+            return try SMPAuthenticator.authenticate(authorized: authorized, nonce: cbNonce(corrId), key: box)
         }
     }
 
     /// Server side: whether `authorization` is valid for `key`. X25519 keys need the server's
     /// session private key of the connection.
-    public static func verify(key: AnyPublicKey, authorization: [UInt8], authorized: [UInt8], corrId: [UInt8], serverSessionKey: X25519PrivateKey?) -> Bool {
+    /// `keys` (the session's cache) saves the DH of an X25519 key after its first command.
+    public static func verify(key: AnyPublicKey, authorization: [UInt8], authorized: [UInt8], corrId: [UInt8], serverSessionKey: X25519PrivateKey?,
+                              keys: AuthenticatorKeyCache? = nil) -> Bool {
         switch key {
         case .ed25519, .ed448:
             return key.isValidSignature(authorization, for: authorized)
         case .x25519(let pub):
             guard let serverSessionKey else { return false }
-            return SMPAuthenticator.verify(authorization, authorized: authorized, nonce: cbNonce(corrId), queuePublicKey: pub, serverPrivateKey: serverSessionKey)
+            let derive = { () throws(CryptoError) in try CryptoBox.sharedKey(publicKey: pub, privateKey: serverSessionKey) }
+            guard let box = try? keys?.key(for: pub, derive: derive) ?? derive() else { return false }
+            return SMPAuthenticator.verify(authorization, authorized: authorized, nonce: cbNonce(corrId), key: box)
         case .x448:
             return false
         }

@@ -81,7 +81,8 @@ final class CommandProcessor: Sendable {
         guard let auth = p.authorization else { return false }
         let corrId = p.transmission.corrId
         func check(_ k: AnyPublicKey) -> Bool {
-            TransmissionAuth.verify(key: k, authorization: auth.bytes, authorized: p.authorized, corrId: corrId, serverSessionKey: session.serverSessionKey)
+            TransmissionAuth.verify(key: k, authorization: auth.bytes, authorized: p.authorized, corrId: corrId, serverSessionKey: session.serverSessionKey,
+                                    keys: session.authenticatorKeys)
         }
         switch (auth, key) {
         case (.ed25519Signature, .ed25519?), (.ed448Signature, .ed448?), (.authenticator, .x25519?):
@@ -443,6 +444,9 @@ struct ConnectionSession: Sendable {
     /// crypto_box key of dh(client's handshake key, server session key): the secret of the p2r
     /// layer when the client is a proxy (`sessSecret'`); nil when the client sent no key.
     var sessionSecret: CryptoBoxKey? = nil
+    /// DH keys of the X25519 queue keys that authorized commands in this session (none for a
+    /// forwarded transmission, which is verified once).
+    var authenticatorKeys: AuthenticatorKeyCache? = nil
 
     var params: TransmissionParams { TransmissionParams(sessionId: sessionId, version: version) }
 }

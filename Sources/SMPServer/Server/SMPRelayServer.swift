@@ -48,7 +48,7 @@ public final class SMPRelayServer: Sendable {
                 return ServerConnectionHandler(
                     processor: processor,
                     session: ConnectionSession(sessionId: session.sessionId, version: session.version, serverSessionKey: serverKey,
-                                               sessionSecret: secret))
+                                               sessionSecret: secret, authenticatorKeys: AuthenticatorKeyCache(limit: 64)))
             }
         } catch {
             try? await owned?.shutdownGracefully()
