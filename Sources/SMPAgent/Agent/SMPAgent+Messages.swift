@@ -31,58 +31,58 @@ extension SMPAgent {
     /// Marks a received message as processed and lets the relay delete it (delivering the next
     /// one). With `receipt`, the sender gets a RCVD event carrying it.
     public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
-        let (msg, rq, already, receiptRefused) = try write { db in
-            guard var m = try db.rcvMessage(connId, internalId: msgId) else {
+        // Where the ACK goes is read first, so the relay's round trip (it answers with the next
+        // message) runs while the acknowledgement is written. The order does not matter: the
+        // stored flag only decides how a redelivery of this message is treated.
+        let (brokerId, rq) = try store.read { db -> (Data, RcvQueueRecord?) in
+            guard let m = try db.rcvMessage(connId, internalId: msgId) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
             // The queue it came on (two while the connection switches queues), else the primary one.
             // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
-            let rq: RcvQueueRecord?
-            if let id = m.rcvQueueId {
-                rq = try db.rcvQueue(id)
-            } else {
-                rq = try db.rcvQueues(connId).first
-                if rq == nil { throw AgentError.internalError("no receive queue") }
+            if let id = m.rcvQueueId { return (m.brokerId, try db.rcvQueue(id)) }
+            guard let rq = try db.rcvQueues(connId).first else { throw AgentError.internalError("no receive queue") }
+            return (m.brokerId, rq)
+        }
+        let relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?
+        if let rq { relay = (try client(rq.server), try authKey(rq.rcvPrivateKey), rq) } else { relay = nil }
+        // A child task: it runs off the actor, so the ACK leaves before the write below.
+        async let acked: AgentError? = Self.ack(relay, brokerId)
+        let (already, receiptRefused) = try write { db -> (Bool, Bool) in
+            guard let m = try db.rcvMessage(connId, internalId: msgId) else {
+                throw AgentError.connection(.notFound, "message \(msgId)")
             }
-            let already = m.userAck
-            var refused = false
-            if !already {
-                m.userAck = true
-                try db.markRcvMessageAcknowledged(connId, internalId: msgId)
-                if let receipt {
-                    // As simplexmq: the message is acknowledged, but no receipt is queued while
-                    // the ratchet is out of sync (the call then fails after the ACK).
-                    let conn = try db.connectionRecord(connId)
-                    if conn?.ratchetSyncState.sendProhibited ?? false {
-                        refused = true
-                    } else if (conn?.agentVersion ?? 0) < Int(AgentVersion.deliveryReceipts) {
-                        // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
-                    } else {
-                        // Sent by the delivery worker with the others waiting, in one A_RCVD.
-                        let r = AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)
-                        try db.insertPendingReceipt(connId, r)
-                    }
-                }
+            if m.userAck { return (true, false) }
+            try db.markRcvMessageAcknowledged(connId, internalId: msgId)
+            guard let receipt else { return (false, false) }
+            // As simplexmq: the message is acknowledged, but no receipt is queued while
+            // the ratchet is out of sync (the call then fails after the ACK).
+            let conn = try db.connectionRecord(connId)
+            if conn?.ratchetSyncState.sendProhibited ?? false { return (false, true) }
+            // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
+            if (conn?.agentVersion ?? 0) >= Int(AgentVersion.deliveryReceipts) {
+                // Sent by the delivery worker with the others waiting, in one A_RCVD.
+                try db.insertPendingReceipt(connId, AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt))
             }
-            return (m, rq, already, refused)
+            return (false, false)
         }
         if receipt != nil && !already { wake(connId) }
-        guard let rq else {
-            if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
-            return
-        }
-        let key = try authKey(rq.rcvPrivateKey)
-        do {
-            try await smp(rq.server) { c throws(SMPClientError) in
-                try await c.ack(recipientId: [UInt8](rq.rcvId), key: key, msgId: [UInt8](msg.brokerId))
-            }
-        } catch {
-            // Not at the relay any more (NO_MSG), or unreachable: the ack is stored; a
-            // redelivery of this message is acknowledged again when it arrives.
-            let ignored: Bool = if case .smp(_, .noMessage) = error { true } else if case .broker(_, .closed) = error { true } else { error.isTemporary }
-            if !ignored { throw error }
-        }
+        if let error = await acked { throw error }
         if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
+    }
+
+    /// ACK at the relay; nil when done or not needed any more: not at the relay (NO_MSG) or
+    /// unreachable, the ack is stored and a redelivery of the message is acknowledged again.
+    private static func ack(_ relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?, _ brokerId: Data) async -> AgentError? {
+        guard let (c, key, rq) = relay else { return nil }
+        do {
+            try await c.ack(recipientId: [UInt8](rq.rcvId), key: key, msgId: [UInt8](brokerId))
+            return nil
+        } catch {
+            let e = AgentError.from(error, server: rq.server)
+            let ignored: Bool = if case .smp(_, .noMessage) = e { true } else if case .broker(_, .closed) = e { true } else { e.isTemporary }
+            return ignored ? nil : e
+        }
     }
 
     /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
@@ -212,9 +212,10 @@ extension SMPAgent {
         let key = try authKey(sq.sndPrivateKey)
         let bytes: [UInt8]
         do {
-            let e2e = try X25519PrivateKey(rawRepresentation: [UInt8](sq.e2ePrivateKey))
             let boxKey = try CryptoBoxKey(dhSecret: [UInt8](sq.e2eDhSecret))
             if msg.msgType == .confirmation {
+                // Made only here: a private key computes its public key (a scalar multiplication).
+                let e2e = try X25519PrivateKey(rawRepresentation: [UInt8](sq.e2ePrivateKey))
                 // Unsecured queue: the recipient KEYs it with the key we put in the header.
                 let priv: PrivHeader = sq.status == .new ? .senderKey(key.publicKey) : .empty
                 bytes = try QueueCrypto.seal(ClientMessage(privHeader: priv, body: [UInt8](envelope)), key: boxKey,

@@ -19,6 +19,7 @@ final class AgentStore: Sendable {
         config.prepareDatabase { db in
             // WAL with NORMAL sync survives a killed process (not a power cut), which is the
             // guarantee the agent gives; the relay keeps messages until we ACK them anyway.
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
