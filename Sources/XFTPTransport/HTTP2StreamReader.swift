@@ -42,7 +42,17 @@ public final class HTTP2StreamReader: @unchecked Sendable {
             if headers == nil { headers = h.headers }
             if h.endStream { ended = true }
         case .data(let d):
-            if case .byteBuffer(var b) = d.data { buffer.writeBuffer(&b) }
+            if case .byteBuffer(var b) = d.data {
+                // Without this the buffer would keep every byte of the body it ever read (a 4 MB
+                // chunk grown by doubling, each step a fresh mapping to fault in): an empty buffer
+                // takes the frame as it is, and consumed bytes are dropped before appending.
+                if buffer.readableBytes == 0 {
+                    buffer = b
+                } else {
+                    if buffer.readerIndex >= 64 * 1024 { buffer.discardReadBytes() }
+                    buffer.writeBuffer(&b)
+                }
+            }
             if d.endStream { ended = true }
         case .rstStream:
             ended = true
