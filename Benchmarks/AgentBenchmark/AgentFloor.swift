@@ -13,7 +13,8 @@ import SimplexFoundation
 enum AgentFloor {
     static func measure(pq: Bool) throws -> CryptoFloor.Result {
         let relay = try CryptoFloor.measure(bodySize: 16_064, echoBlocksPerSecond: 1, cores: 1,
-                                               senderAuth: AgentConfig(servers: []).senderAuthAlgorithm)
+                                               senderAuth: AgentConfig(servers: []).senderAuthAlgorithm,
+                                               recipientAuth: AgentConfig(servers: []).recipientAuthAlgorithm)
         var items = relay.items
 
         let bobParams = try PQRatchet.generateReceiverParams(pqSupport: pq)

@@ -31,9 +31,10 @@ public enum CryptoFloor {
         }
     }
 
-    /// `senderAuth` is the sender key type the clients use: `.ed25519` signs SEND, `.x25519`
-    /// authenticates it with a DH authenticator whose DH the session caches (SMP v7+).
-    public static func measure(bodySize: Int, echoBlocksPerSecond: Double, cores: Int, senderAuth: KeyAlgorithm = .ed25519) throws -> Result {
+    /// `senderAuth` and `recipientAuth` are the key types the clients use for SEND and ACK:
+    /// `.ed25519` signs, `.x25519` makes a DH authenticator whose DH the session caches (SMP v7+).
+    public static func measure(bodySize: Int, echoBlocksPerSecond: Double, cores: Int, senderAuth: KeyAlgorithm = .ed25519,
+                               recipientAuth: KeyAlgorithm = .ed25519) throws -> Result {
         let sessionId = SecureRandom.bytes(32), corrId = SecureRandom.bytes(24), entity = SecureRandom.bytes(24)
         let body = SecureRandom.bytes(bodySize)
         let sendBody = try SMPCommand.send(flags: MsgFlags(notification: true), body: body).smpEncoded()
@@ -75,8 +76,22 @@ public enum CryptoFloor {
             _ = try CryptoBox.cbEncrypt(key: boxKey, nonce: msgId, message: plain, paddedLength: RcvMessageBody.paddedLength)
         }
         try time("client: crypto_box open MSG") { _ = try CryptoBox.cbDecrypt(key: boxKey, nonce: msgId, box: box) }
-        try time("client: Ed25519 sign ACK") { _ = try recipientKey.sign(ackAuthorized) }
-        time("relay: Ed25519 verify ACK") { precondition(recipientPub.isValidSignature(ackSig, for: ackAuthorized)) }
+        if recipientAuth == .x25519 {
+            let queueKey = X25519PrivateKey(), serverKey = X25519PrivateKey()
+            let clientBox = try CryptoBox.sharedKey(publicKey: serverKey.publicKey, privateKey: queueKey)
+            let serverBox = try CryptoBox.sharedKey(publicKey: queueKey.publicKey, privateKey: serverKey)
+            let nonce = TransmissionAuth.cbNonce(corrId)
+            let authenticator = try SMPAuthenticator.authenticate(authorized: ackAuthorized, nonce: nonce, key: clientBox)
+            try time("client: X25519 authenticator ACK (DH cached)") {
+                _ = try SMPAuthenticator.authenticate(authorized: ackAuthorized, nonce: nonce, key: clientBox)
+            }
+            time("relay: X25519 authenticator verify ACK (DH cached)") {
+                precondition(SMPAuthenticator.verify(authenticator, authorized: ackAuthorized, nonce: nonce, key: serverBox))
+            }
+        } else {
+            try time("client: Ed25519 sign ACK") { _ = try recipientKey.sign(ackAuthorized) }
+            time("relay: Ed25519 verify ACK") { precondition(recipientPub.isValidSignature(ackSig, for: ackAuthorized)) }
+        }
         time("relay: store log CRC32 of the ACK record") { _ = CRC32.checksum(ackRecord) }
         // Per block, whoever sends and receives it: a TLS 1.3 record (ChaCha20-Poly1305, as the
         // SMP TLS settings allow only that) sealed and opened, and from v11 the block's secretbox

@@ -7,8 +7,8 @@ import XCTest
 
 @testable import SMPAgent
 
-/// Sender keys are X25519 (deniable DH authenticators) with relays at SMP v7+, Ed25519 when the
-/// agent is configured so, and the two kinds of peers talk to each other.
+/// Sender and recipient keys are X25519 (DH authenticators) with relays at SMP v7+, Ed25519 when
+/// the agent is configured so, and the two kinds of peers talk to each other.
 final class SenderAuthKeyTests: XCTestCase {
     func testX25519SenderKeysByDefaultAndEd25519PeersInterwork() async throws {
         let dir = agentTempDir()
@@ -18,6 +18,7 @@ final class SenderAuthKeyTests: XCTestCase {
         let alice = try await TestAgent("alice", dir: dir, config: testAgentConfig([try relay.address]))
         var oldConfig = testAgentConfig([try relay.address])
         oldConfig.senderAuthAlgorithm = .ed25519
+        oldConfig.recipientAuthAlgorithm = .ed25519
         let bob = try await TestAgent("bob", dir: dir, config: oldConfig)
         let (a, b) = try await connect(alice, bob)
         for i in 0..<3 {
@@ -28,18 +29,20 @@ final class SenderAuthKeyTests: XCTestCase {
         }
         await alice.stop()
         await bob.stop()
-        XCTAssertEqual(try senderKeyAlgorithms(alice.path), [.x25519])
-        XCTAssertEqual(try senderKeyAlgorithms(bob.path), [.ed25519])
+        XCTAssertEqual(try keyAlgorithms(alice.path), [.x25519, .x25519])
+        XCTAssertEqual(try keyAlgorithms(bob.path), [.ed25519, .ed25519])
         await relay.stop()
     }
 
-    /// Key types of the connection's stored sender keys.
-    private func senderKeyAlgorithms(_ path: String) throws -> [KeyAlgorithm] {
+    /// Key types of the connection's stored sender and recipient keys.
+    private func keyAlgorithms(_ path: String) throws -> [KeyAlgorithm] {
         let store = try AgentStore(path: path)
         defer { store.close() }
-        let queues = try store.read { db in try SndQueueRecord.fetchAll(db) }
-        return try queues.map { q in
-            switch try PrivateAuthKey(pkcs8Encoded: [UInt8](q.sndPrivateKey)) {
+        let keys = try store.read { db in
+            try SndQueueRecord.fetchAll(db).map(\.sndPrivateKey) + RcvQueueRecord.fetchAll(db).map(\.rcvPrivateKey)
+        }
+        return try keys.map { k in
+            switch try PrivateAuthKey(pkcs8Encoded: [UInt8](k)) {
             case .ed25519: .ed25519
             case .ed448: .ed448
             case .x25519: .x25519

@@ -30,9 +30,11 @@ public struct AgentConfig: Sendable {
     public var smpClientVersions: VersionRange = SMPClientVersion.supported
     /// Key type of our sender keys (simplexmq `sndAuthAlg`). X25519 gives deniable DH
     /// authenticators, which simplexmq plans to switch to ("replace with X25519 when switching to
-    /// v7"); it is used only with relays at SMP v7+, Ed25519 with older ones. Recipient keys stay
-    /// Ed25519, as in simplexmq.
+    /// v7"); it is used only with relays at SMP v7+, Ed25519 with older ones.
     public var senderAuthAlgorithm: KeyAlgorithm = .x25519
+    /// Key type of our recipient keys (simplexmq `rcvAuthAlg`, Ed25519 there). Only we and our
+    /// relay ever see them; X25519 (relays at v7+) makes each ACK cheap to authorize and verify.
+    public var recipientAuthAlgorithm: KeyAlgorithm = .x25519
 
     public init(servers: [SMPServerAddress]) {
         self.servers = servers

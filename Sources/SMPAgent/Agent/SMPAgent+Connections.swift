@@ -367,8 +367,7 @@ extension SMPAgent {
     /// `clientVersion` is the SMP client version the queue is described at (ours by default).
     func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool, e2e: X25519PrivateKey = X25519PrivateKey(),
                      queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil, clientVersion: UInt16? = nil) async throws(AgentError) -> NewRcvQueue {
-        let rcvKey: PrivateAuthKey
-        do { rcvKey = try PrivateAuthKey.generate(.ed25519) } catch { throw .internalError("\(error)") }
+        let rcvKey = try await authKey(for: server.description, config.recipientAuthAlgorithm)
         let dh = X25519PrivateKey()
         let auth = config.basicAuth
         let created = try await smp(server.description) { c throws(SMPClientError) in
@@ -395,12 +394,17 @@ extension SMPAgent {
         return key
     }
 
-    /// A new sender key for a queue on `server`: `config.senderAuthAlgorithm` when the relay's
-    /// session is at SMP v7+ (it can verify X25519 authenticators), else Ed25519, which every
-    /// version verifies. An unreachable relay gets Ed25519, so a queued confirmation still works.
+    /// A new sender key for a queue on `server` (`config.senderAuthAlgorithm`).
     func senderAuthKey(server: String) async throws(AgentError) -> PrivateAuthKey {
+        try await authKey(for: server, config.senderAuthAlgorithm)
+    }
+
+    /// A new queue key for `server`: X25519 when `wanted` is and the relay's session is at SMP
+    /// v7+ (it can verify X25519 authenticators), else Ed25519, which every version verifies.
+    /// An unreachable relay gets Ed25519, so a queued confirmation still works.
+    func authKey(for server: String, _ wanted: KeyAlgorithm) async throws(AgentError) -> PrivateAuthKey {
         var algorithm = KeyAlgorithm.ed25519
-        if config.senderAuthAlgorithm == .x25519,
+        if wanted == .x25519,
            let version = try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() }),
            version >= SMPVersion.authCommands {
             algorithm = .x25519
