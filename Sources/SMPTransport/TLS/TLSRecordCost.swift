@@ -8,29 +8,9 @@ import Foundation
 public enum TLSRecordCost {
     /// Microseconds of thread CPU per record (sealed by one side, opened by the other).
     public static func measure(ownRecordLayer: Bool, records: Int = 4000, size: Int = 16384) throws -> Double {
-        let credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
-        let server = try TLSContext(serverChain: credentials.chain, privateKeyPKCS8: credentials.serverPrivateKey.pkcs8Encoded)
-        let client = try TLSContext(clientConfiguration: .smp)
-        guard let s = sxtls_conn_new(server.pointer), let c = sxtls_conn_new(client.pointer) else {
-            throw TLSError.configuration("SSL_new failed")
-        }
-        defer { sxtls_conn_free(s); sxtls_conn_free(c) }
-        sxtls_conn_set_verify(c, { _, _, _, _ in 1 }, nil)
-        var wire = [UInt8](repeating: 0, count: 1 << 20)
-        func pump(_ from: OpaquePointer, _ to: OpaquePointer) {
-            while sxtls_conn_pending(from) > 0 {
-                let n = sxtls_conn_drain(from, &wire, wire.count)
-                _ = sxtls_conn_feed(to, wire, Int(n))
-            }
-        }
-        var done = (client: Int32(0), server: Int32(0))
-        for _ in 0..<10 where done.client != 1 || done.server != 1 {
-            done.client = sxtls_conn_handshake(c)
-            pump(c, s)
-            done.server = sxtls_conn_handshake(s)
-            pump(s, c)
-        }
-        guard done.client == 1, done.server == 1 else { throw TLSError.handshake("in-memory handshake did not complete") }
+        let pair = try TLSMemoryPair(credentials: try ServerCredentials.generate(commonName: "127.0.0.1"))
+        let (s, c) = (pair.server, pair.client)
+        try pair.handshake()
         if ownRecordLayer {
             guard sxtls_conn_offload(s) == 1, sxtls_conn_offload(c) == 1 else { throw TLSError.handshake("offload failed") }
         }
@@ -38,7 +18,7 @@ public enum TLSRecordCost {
         var out = [UInt8](repeating: 0, count: size + 512)
         func exchange(_ from: OpaquePointer, _ to: OpaquePointer) throws {
             guard sxtls_conn_write(from, block, block.count) == Int32(block.count) else { throw TLSError.io("write failed") }
-            pump(from, to)
+            pair.pump(from, to)
             guard sxtls_conn_read(to, &out, out.count) == Int32(size) else { throw TLSError.io("read failed") }
             sxtls_conn_compact(from)
             sxtls_conn_compact(to)
