@@ -87,6 +87,8 @@ public final class ChatReceiver {
             break
         case .chatItemsDeleted(let user, let deletions, _, _):
             if active(user) { m.applyDeletions(deletions) }
+        case .groupChatItemsDeleted(let user, let groupInfo, let itemIds, _, let member):
+            if active(user) { m.markItemsDeleted(groupInfo, itemIds, by: member) }
         case .chatItemReaction(let user, _, let reaction):
             if active(user) { m.updateChatItem(reaction.chatInfo, reaction.chatReaction.chatItem) }
         case .chatItemsStatusesUpdated(let user, let items):

@@ -560,6 +560,8 @@ actor ChatTerminal {
             for d in deletions {
                 output("\(t) \(Self.chatName(d.deletedChatItem.chatInfo)): \(timed ? "disappeared" : "deleted") \(d.deletedChatItem.chatItem.meta.itemText)")
             }
+        case .groupChatItemsDeleted(_, let g, let ids, _, let member):
+            output("\(t) #\(g.localDisplayName): \(ids.count) report(s) archived" + (member.map { " by \($0.localDisplayName)" } ?? ""))
         case .chatItemReaction(_, let added, let reaction):
             let emoji: String = if case .emoji(let e) = reaction.chatReaction.reaction { e } else { "" }
             output("\(t) \(Self.chatName(reaction.chatInfo)) \(added ? "reacted" : "removed reaction") \(emoji)")

@@ -444,6 +444,7 @@ enum RTSamples {
         withUser("memberAccepted", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupDeletedUser", #""groupInfo":\#(groupInfo),"msgSigned":false,"localDeletion":true"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host),"msgSigned":false"#),
+        withUser("groupChatItemsDeleted", #""groupInfo":\#(groupInfo),"chatItemIDs":[3,4],"byUser":true,"member_":\#(member)"#),
         withUser("groupLinkCreated", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
         withUser("groupLink", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
         withUser("groupLinkDeleted", #""groupInfo":\#(groupInfo)"#),
@@ -513,6 +514,7 @@ enum RTSamples {
         withUser("unknownMemberAnnounced", #""groupInfo":\#(groupInfo),"announcingMember":\#(member),"unknownMember":\#(member),"announcedMember":\#(member)"#),
         withUser("groupDeleted", #""groupInfo":\#(groupInfo),"member":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host)"#),
+        withUser("groupChatItemsDeleted", #""groupInfo":\#(groupInfo),"chatItemIDs":[7],"byUser":false,"member_":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo)"#),
         withUser("groupMemberUpdated", #""groupInfo":\#(groupInfo),"fromMember":\#(member),"toMember":\#(member)"#),
         withUser("contactRatchetSync", #""contact":\#(contact),"ratchetSyncProgress":{"ratchetSyncStatus":"agreed","connectionStats":\#(connStats)}"#),
@@ -805,6 +807,7 @@ enum CaseNames {
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemReaction: "chatItemReaction"
         case .chatItemsDeleted: "chatItemsDeleted"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .forwardPlan: "forwardPlan"
         case .cmdOk: "cmdOk"
         case .contactsList: "contactsList"
@@ -875,6 +878,7 @@ enum CaseNames {
         case .chatItemUpdated: "chatItemUpdated"
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemsDeleted: "chatItemsDeleted"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .chatItemReaction: "chatItemReaction"
         case .chatItemsStatusesUpdated: "chatItemsStatusesUpdated"
         case .hostConnected: "hostConnected"

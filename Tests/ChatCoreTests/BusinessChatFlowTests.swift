@@ -195,4 +195,68 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         await old.c.close()
         await relay.shutdown()
     }
+
+    /// A prepared business chat joined with a message (simplex-chat `connectViaContact`, `createRequestItem`,
+    /// `sendGroupAutoReply` with `welcomeSharedMsgId`): x.contact carries the message and the welcome's
+    /// shared ID; the business shows the message as the customer's first item after its e2e notice and
+    /// feature items; its auto-reply updates the customer's greeting instead of adding a second one.
+    @Test func preparedBusinessChatWithRequestMessageShowsOneGreeting() async throws {
+        let dir = NSTemporaryDirectory() + "business-request-msg-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...16)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...16)
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true,"autoReply":{"type":"text","text":"Hello, customer"}}"#)
+        let data = #"{"profile":{"displayName":"shop","fullName":"The Shop"},"message":{"type":"text","text":"Hello, customer"},"business":true}"#
+        let prepared = try await cust.cmd("/_prepare contact 1 \(link) \(data)")
+        let chat = try #require(prepared["chat"] as? [String: Any])
+        let pg = try #require((((chat["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+        let greeting = try #require((chat["chatItems"] as? [[String: Any]])?.first)
+        let greetingId = try #require(((greeting["meta"] as? [String: Any])?["itemId"] as? NSNumber)?.int64Value)
+        // The business words its greeting differently by the time the customer connects.
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true,"autoReply":{"type":"text","text":"Hello again, customer"}}"#)
+
+        let started = try await cust.cmd("/_connect group #\(pg) text I want to order")
+        #expect(started["type"] as? String == "startedConnectionToGroup")
+        let sentRequest = try await cust.event("newChatItems") { itemText($0) == "I want to order" }
+        #expect((firstItem(sentRequest)?["chatDir"] as? [String: Any])?["type"] as? String == "groupSnd")
+
+        let request = try await biz.event("newChatItems") { itemText($0) == "I want to order" }
+        #expect(senderName(request) == "carol", "the customer's message, in the business chat")
+        let accepting = try await biz.event("acceptingBusinessRequest")
+        let bg = try #require(groupId(accepting))
+        try await biz.event("joinedGroupMember") { memberName($0) == "carol" }
+        try await cust.event("userJoinedGroup")
+        let updated = try await cust.event("chatItemUpdated") { itemText($0) == "Hello again, customer" }
+        #expect(itemId(updated) == greetingId, "the greeting the customer showed is updated in place")
+
+        func contents(_ c: Client, _ g: Int64) async throws -> [(type: String, text: String)] {
+            let r = try await c.cmd("/_get chat #\(g) count=100")
+            let items = try #require((r["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])
+            return items.map { (($0["content"] as? [String: Any])?["type"] as? String ?? "", ($0["meta"] as? [String: Any])?["itemText"] as? String ?? "") }
+        }
+        let custItems = try await contents(cust, pg)
+        #expect(custItems.filter { $0.text.hasPrefix("Hello") }.count == 1, "one greeting: \(custItems)")
+        #expect(custItems.contains { $0.type == "rcvGroupE2EEInfo" })
+        #expect(custItems.filter { $0.type == "rcvGroupFeature" }.count == 9)
+        #expect(custItems.contains { $0.type == "sndMsgContent" && $0.text == "I want to order" })
+        let bizItems = try await contents(biz, bg)
+        #expect(bizItems.first?.type == "sndGroupE2EEInfo", "\(bizItems)")
+        #expect(bizItems.filter { $0.type == "sndGroupFeature" }.count == 9)
+        let requestIndex = bizItems.firstIndex { $0.type == "rcvMsgContent" && $0.text == "I want to order" }
+        let featureIndex = bizItems.lastIndex { $0.type == "sndGroupFeature" }
+        #expect(requestIndex != nil && featureIndex != nil && requestIndex! > featureIndex!)
+        #expect(bizItems.filter { $0.text == "Hello again, customer" }.count == 1)
+
+        // The chat goes on as usual, both ways.
+        try await cust.cmd(#"/_send #\#(pg) json [{"msgContent":{"type":"text","text":"two please"}}]"#)
+        try await biz.event("newChatItems") { itemText($0) == "two please" }
+        try await biz.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"on the way"}}]"#)
+        try await cust.event("newChatItems") { itemText($0) == "on the way" }
+        await biz.c.close()
+        await cust.c.close()
+        await relay.shutdown()
+    }
 }

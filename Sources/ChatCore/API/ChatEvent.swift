@@ -13,6 +13,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case chatItemUpdated(user: User, chatItem: AChatItem)
     case chatItemNotChanged(user: User, chatItem: AChatItem)
     case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    /// Reports archived when a moderator deletes the reported message (CEvtGroupChatItemsDeleted).
+    case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member_: GroupMember?)
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case chatItemsStatusesUpdated(user: User, chatItems: [AChatItem])
     case hostConnected(protocol: String, transportHost: String)
@@ -76,6 +78,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "chatItemUpdated": self = try .chatItemUpdated(user: c.v("user"), chatItem: c.v("chatItem"))
         case "chatItemNotChanged": self = try .chatItemNotChanged(user: c.v("user"), chatItem: c.v("chatItem"))
         case "chatItemsDeleted": self = try .chatItemsDeleted(user: c.v("user"), chatItemDeletions: c.v("chatItemDeletions"), byUser: c.v("byUser"), timed: c.v("timed"))
+        case "groupChatItemsDeleted":
+            self = try .groupChatItemsDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), chatItemIDs: c.v("chatItemIDs"), byUser: c.v("byUser"), member_: c.opt("member_"))
         case "chatItemReaction": self = try .chatItemReaction(user: c.v("user"), added: c.v("added"), reaction: c.v("reaction"))
         case "chatItemsStatusesUpdated": self = try .chatItemsStatusesUpdated(user: c.v("user"), chatItems: c.v("chatItems"))
         case "hostConnected": self = try .hostConnected(protocol: c.v("protocol"), transportHost: c.v("transportHost"))
@@ -190,6 +194,13 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(chatItemDeletions, "chatItemDeletions")
             try c.put(byUser, "byUser")
             try c.put(timed, "timed")
+        case .groupChatItemsDeleted(let user, let groupInfo, let chatItemIDs, let byUser, let member_):
+            try c.tag("groupChatItemsDeleted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(chatItemIDs, "chatItemIDs")
+            try c.put(byUser, "byUser")
+            try c.put(member_, "member_")
         case .chatItemReaction(let user, let added, let reaction):
             try c.tag("chatItemReaction")
             try c.put(user, "user")

@@ -260,7 +260,8 @@ extension ChatController {
         if Self.contactLink(link).addressSettings.businessAddress, let req = requestMessage {
             // simplex-chat makes a business chat for every request to a business address (its only
             // exception is the SimpleX team's own address for peers below version 10).
-            try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange)
+            try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange,
+                                      welcomeMsgId: welcomeMsgId, requestMsg: requestMsg)
             return
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }

@@ -116,6 +116,12 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
             var items = [try groupItem(m.groupId, itemId)]
+            if g.businessChat != nil {
+                // The e2e notice and, unless prepared (which has them), the feature items (simplex-chat at the host's CON).
+                let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: m.groupId) }
+                let made = try createNewChatItems(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, features: !prepared)
+                items += try made.map { id throws(ChatError) in try groupItem(m.groupId, id) }
+            }
             // A host of chat version 6+ sends the welcome message in the group history (when the
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
@@ -338,6 +344,7 @@ extension ChatController {
                 category: "user", status: status.rawValue, localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByGroupMemberId: hostGmId, at: Self.now)
             try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
+            if prepared != nil { try db.attachReceivedItems(groupId: groupId, toMember: hostGmId) }
             // Chat version 10: a business address answered; a core of an older range ignores it.
             if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
                 try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)

@@ -139,6 +139,9 @@ extension ChatController {
         try markDeleted(itemId, mark)
         emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try receivedChatItem(source, itemId))],
                                byUser: false, timed: false))
+        if case .moderated(_, let moderator) = mark, case .member(let g, _) = source {
+            try archiveReportsAbout(user: user, g, sharedMsgId: shared, by: moderator, byUser: false)
+        }
     }
 
     /// x.msg.react: a reaction to one of our items or the sender's (in a group, the item of the
