@@ -229,8 +229,11 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         let bg = try #require(groupId(accepting))
         try await biz.event("joinedGroupMember") { memberName($0) == "carol" }
         try await cust.event("userJoinedGroup")
-        let updated = try await cust.event("chatItemUpdated") { itemText($0) == "Hello again, customer" }
-        #expect(itemId(updated) == greetingId, "the greeting the customer showed is updated in place")
+        func updatedMeta(_ e: [String: Any]) -> [String: Any]? {
+            ((e["chatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["meta"] as? [String: Any]
+        }
+        let updated = try await cust.event("chatItemUpdated") { updatedMeta($0)?["itemText"] as? String == "Hello again, customer" }
+        #expect((updatedMeta(updated)?["itemId"] as? NSNumber)?.int64Value == greetingId, "the greeting the customer showed is updated in place")
 
         func contents(_ c: Client, _ g: Int64) async throws -> [(type: String, text: String)] {
             let r = try await c.cmd("/_get chat #\(g) count=100")
