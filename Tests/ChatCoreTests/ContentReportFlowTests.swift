@@ -188,4 +188,53 @@ private func msgContent(_ e: [String: Any]) -> [String: Any]? {
         await bob.c.close()
         await carol.c.close()
     }
+
+    /// Chat version 15+ (simplex-chat 7.0): a report goes in the reporter's support chat (x.msg.new
+    /// with scope `member` naming the reporter), still quoting the message and still to moderators only.
+    @Test func reportGoesInReportersSupportChat() async throws {
+        let dir = NSTemporaryDirectory() + "reports-scope-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await versionedClient("alice", dir: dir, server: server, 1...16)
+        let bob = try await versionedClient("bob", dir: dir, server: server, 1...16)
+        let carol = try await versionedClient("carol", dir: dir, server: server, 1...16)
+        let g = try #require(groupId(try await alice.cmd(#"/_group 1 {"displayName":"club","fullName":""}"#)))
+        let created = try await alice.cmd("/_create link #\(g) member")
+        let link = try #require(((created["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await bob.cmd("/_connect 1 \(link)")
+        let bg = try #require(groupId(try await bob.event("userJoinedGroup")))
+        try await carol.cmd("/_connect 1 \(link)")
+        let cg = try #require(groupId(try await carol.event("userJoinedGroup")))
+        try await bob.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
+        try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
+
+        try await carol.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"rude words"}}]"#)
+        let rude = try #require(itemId(try await bob.event("newChatItems") { itemText($0) == "rude words" }))
+        try await alice.event("newChatItems") { itemText($0) == "rude words" }
+
+        let sent = try await bob.cmd("/_report #\(bg) \(rude) reason=content too rude")
+        let sentInfo = (sent["chatItems"] as? [[String: Any]])?.first?["chatInfo"] as? [String: Any]
+        #expect((sentInfo?["groupChatScope"] as? [String: Any])?["type"] as? String == "memberSupport", "our own support chat: \(sent)")
+        let report = try await alice.event("newChatItems") { msgContent($0)?["type"] as? String == "report" }
+        let scope = ((report["chatItems"] as? [[String: Any]])?.first?["chatInfo"] as? [String: Any])?["groupChatScope"] as? [String: Any]
+        #expect(scope?["type"] as? String == "memberSupport")
+        #expect(memberName(scope ?? [:], "groupMember_") == "bob", "in Bob's support chat")
+        let quoted = ((firstItem(report)?["quotedItem"] as? [String: Any])?["content"] as? [String: Any])?["text"] as? String
+        #expect(quoted == "rude words")
+        // Not in the main chat; the moderator's report count includes it; /_archive reports archives it.
+        let main = try await alice.cmd("/_get chat #\(g) count=50")
+        let mainItems = ((main["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]]) ?? []
+        #expect(!mainItems.contains { (($0["content"] as? [String: Any])?["msgContent"] as? [String: Any])?["type"] as? String == "report" })
+        let archived = try await alice.cmd("/_archive reports #\(g)")
+        #expect((archived["chatItemIDs"] as? [NSNumber])?.count == 1)
+        // Carol, a member, never gets it.
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"after"}}]"#)
+        try await carol.event("newChatItems") { itemText($0) == "after" }
+        #expect(try await carol.c.testCount("SELECT count(*) FROM chat_items WHERE item_content LIKE '%\"report\"%'") == 0)
+
+        await relay.shutdown()
+        await alice.c.close()
+        await bob.c.close()
+        await carol.c.close()
+    }
 }

@@ -410,6 +410,11 @@ extension ChatController {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) outside of its support chat")
                 return nil
             }
+            if case .report = container.content {
+                // A report (chat version 15: in the reporter's support chat) keeps the message it quotes.
+                return try reportInSupportChatReceived(user: user, g, sender: sender, meta: meta, itemTs: itemTs, shared: shared,
+                                                       container, scopeGmId: scopeGmId)
+            }
             var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
                                    text: container.content.text, contentJSON: try json(CIContent.rcvMsgContent(msgContent: container.content)),
                                    statusJSON: try json(CIStatus.rcvNew), sharedMsgId: shared, agentMsgId: meta.agentMsgId)

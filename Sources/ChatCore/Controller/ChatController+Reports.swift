@@ -8,9 +8,16 @@ extension ChatController {
     /// `/_report #<groupId> <chatItemId> reason=<reason>[ <text>]`: an x.msg.new with `report`
     /// content quoting the reported item, sent only to current moderators, admins and owners whose
     /// chat version is 12 or later; refused when there is none.
+    ///
+    /// From chat version 15 (simplex-chat 7.0 `APIReportMessage` with `GCSMemberSupport Nothing`) the
+    /// report goes in our own support chat: scope `member` with our member ID, to the moderators
+    /// whose version is 15 or later, and our copy is an item of that support chat.
     func reportMessage(groupId: Int64, itemId: Int64, reason: ReportReason, text: String) async throws(ChatError) -> ChatResponse {
         let (user, target) = try messageTarget(ChatRef(.group, groupId), requiredRole: .author)
         guard case .group(let g) = target else { throw .error(errorType: .commandError(message: "not a group")) }
+        if ourChatVRange.max >= ChatProtocolVersion.groupKnocking {
+            return try await reportInSupportChat(user: user, target, g, itemId: itemId, reason: reason, text: text)
+        }
         let members = try store.read { db in try self.groupMembers(db, g.groupId) }
         var moderators: Set<Int64> = []
         for m in members where m.memberRole >= .moderator && m.memberStatus.isCurrent {
@@ -25,6 +32,24 @@ extension ChatController {
         let ids = try await sendPrepared(target, [prepared], only: moderators)
         var items: [AChatItem] = []
         for id in ids { items.append(try targetItem(target, id)) }
+        return .newChatItems(user: user, chatItems: items)
+    }
+
+    private func reportInSupportChat(user: User, _ target: MessageTarget, _ g: GroupInfo, itemId: Int64, reason: ReportReason,
+                                     text: String) async throws(ChatError) -> ChatResponse {
+        guard let ownId = MemberId(base64url: g.membership.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
+        let members = try store.read { db in try self.groupMembers(db, g.groupId) }
+        var moderators: Set<Int64> = []
+        for m in members where m.memberRole >= .moderator && m.memberStatus.isCurrent {
+            if let range = (try? memberVRange(m.groupMemberId)) ?? nil, range.max >= ChatProtocolVersion.groupKnocking { moderators.insert(m.groupMemberId) }
+        }
+        var prepared = try prepareItem(user: user, target, content: .report(text: text, reason: reason), quotedItemId: itemId,
+                                       ttl: nil, live: false, forwarded: false)
+        prepared.container.scope = .member(memberId: ownId)
+        prepared.item.scopeMemberGmId = g.membership.groupMemberId
+        let ids = try await sendPrepared(target, [prepared], only: moderators)
+        var items: [AChatItem] = []
+        for id in ids { items.append(try supportItem(g, id, scopeGmId: g.membership.groupMemberId)) }
         return .newChatItems(user: user, chatItems: items)
     }
 
@@ -104,6 +129,20 @@ extension ChatController {
             }
         }
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
+    }
+
+    /// A report received in a support chat (chat version 15): only a moderator keeps it, with its quote.
+    func reportInSupportChatReceived(user: User, _ g: GroupInfo, sender: GroupMember, meta: MsgMeta, itemTs: Double, shared: String?,
+                                     _ container: MsgContainer, scopeGmId: Int64) throws(ChatError) -> [UInt8]? {
+        guard g.membership.memberRole >= .moderator else {
+            reportMessageError(g, "x.msg.new: a report to a member who is not a moderator")
+            return nil
+        }
+        if let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container,
+                                              scopeMemberGmId: scopeGmId) {
+            emit(.newChatItems(user: user, chatItems: [try supportItem(g, itemId, scopeGmId: scopeGmId)]))
+        }
+        return nil
     }
 
     /// A moderated message takes its reports with it (simplex-chat `markMessageReportsDeleted`):
