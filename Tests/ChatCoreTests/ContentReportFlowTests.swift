@@ -158,7 +158,11 @@ private func msgContent(_ e: [String: Any]) -> [String: Any]? {
         let deletion = (deleted["chatItemDeletions"] as? [[String: Any]])?.first
         let mark = (((deletion?["toChatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemDeleted"] as? [String: Any]
         #expect(mark?["type"] as? String == "moderated")
-        let bobDeleted = try await bob.event("chatItemsDeleted")
+        // (Bob's earlier chatItemsDeleted is for the moderated message itself.)
+        let bobDeleted = try await bob.event("chatItemsDeleted") { e in
+            let item = ((e["chatItemDeletions"] as? [[String: Any]])?.first?["deletedChatItem"] as? [String: Any])?["chatItem"] as? [String: Any]
+            return ((item?["content"] as? [String: Any])?["msgContent"] as? [String: Any])?["type"] as? String == "report"
+        }
         let bobMark = ((((bobDeleted["chatItemDeletions"] as? [[String: Any]])?.first?["toChatItem"] as? [String: Any])?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemDeleted"] as? [String: Any]
         #expect(bobMark?["type"] as? String == "moderated")
         #expect(try await reportsCount(alice) == 0)
