@@ -98,6 +98,10 @@ public final class ChatReceiver {
             errors.append(e)
         case .chatErrors(let es):
             errors.append(contentsOf: es)
+        case .businessLinkConnecting(let user, let g, _, let contact):
+            guard active(user) else { return }
+            m.removeChat(ChatModel.chatId(.direct, contact.contactId))
+            m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil))
         case .receivedGroupInvitation(let user, let g, _, _, _), .userAcceptedGroupSent(let user, let g, _),
             .groupLinkConnecting(let user, let g, _), .acceptingGroupJoinRequestMember(let user, let g, _),
             .groupLinkRejected(let user, let g, _), .rejectingGroupJoinRequestMember(let user, let g, _, _),

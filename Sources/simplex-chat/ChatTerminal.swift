@@ -597,6 +597,8 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): joining the group...")
         case .groupLinkConnecting(_, let g, _):
             output("\(t) #\(g.localDisplayName): joining the group via its link...")
+        case .businessLinkConnecting(_, let g, _, let c):
+            output("\(t) #\(g.localDisplayName): @\(c.localDisplayName) is a business, joining its chat...")
         case .acceptingGroupJoinRequestMember(_, let g, let m):
             output("\(t) #\(g.localDisplayName): accepting request to join the group from \(m.localDisplayName)...")
         case .groupLinkRejected(_, let g, let reason):

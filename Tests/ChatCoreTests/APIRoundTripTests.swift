@@ -497,6 +497,7 @@ enum RTSamples {
         withUser("receivedGroupInvitation", #""groupInfo":\#(groupInfo),"contact":\#(contact),"fromMemberRole":"admin","memberRole":"member""#),
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo)"#),
         withUser("groupLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
+        withUser("businessLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"fromContact":\#(contact)"#),
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupLinkRejected", #""groupInfo":\#(groupInfo),"groupRejectionReason":"long_name""#),
         withUser("rejectingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member),"groupRejectionReason":"some newer reason""#),
@@ -890,6 +891,7 @@ enum CaseNames {
         case .receivedGroupInvitation: "receivedGroupInvitation"
         case .userAcceptedGroupSent: "userAcceptedGroupSent"
         case .groupLinkConnecting: "groupLinkConnecting"
+        case .businessLinkConnecting: "businessLinkConnecting"
         case .acceptingGroupJoinRequestMember: "acceptingGroupJoinRequestMember"
         case .groupLinkRejected: "groupLinkRejected"
         case .rejectingGroupJoinRequestMember: "rejectingGroupJoinRequestMember"

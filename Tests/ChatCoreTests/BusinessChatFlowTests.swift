@@ -262,4 +262,38 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         await cust.c.close()
         await relay.shutdown()
     }
+
+    /// A contact card for a business address (a prepared contact, its link data without `business`):
+    /// the business answers with x.grp.link.inv, and the contact becomes the business chat on the same
+    /// connection (simplex-chat `businessLinkConnecting`, `deleteContactCardKeepConn`).
+    @Test func contactCardOfBusinessBecomesBusinessChat() async throws {
+        let dir = NSTemporaryDirectory() + "business-card-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...16)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...16)
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        let prepared = try await cust.cmd(#"/_prepare contact 1 \#(link) {"profile":{"displayName":"shop"},"business":false}"#)
+        let contactId = try #require((((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"] as? [String: Any])?["contactId"] as? NSNumber)
+        try await cust.cmd("/_connect contact @\(contactId)")
+        try await biz.event("acceptingBusinessRequest")
+        let connecting = try await cust.event("businessLinkConnecting")
+        #expect(((connecting["fromContact"] as? [String: Any])?["contactId"] as? NSNumber) == contactId)
+        #expect(business(connecting)?["chatType"] as? String == "business")
+        #expect(groupName(connecting) == "shop")
+        let joined = try await cust.event("userJoinedGroup")
+        #expect(groupId(joined) == groupId(connecting))
+        try await biz.event("joinedGroupMember") { memberName($0) == "carol" }
+        let cg = try #require(groupId(joined))
+        try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"from the card"}}]"#)
+        try await biz.event("newChatItems") { itemText($0) == "from the card" }
+        // The contact card is gone: the chat list has the business chat only.
+        let chats = try #require(try await cust.cmd("/_get chats 1 count=10")["chats"] as? [[String: Any]])
+        #expect(chats.allSatisfy { ($0["chatInfo"] as? [String: Any])?["type"] as? String != "direct" }, "\(chats)")
+        await biz.c.close()
+        await cust.c.close()
+        await relay.shutdown()
+    }
 }

@@ -26,6 +26,9 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case receivedGroupInvitation(user: User, groupInfo: GroupInfo, contact: Contact, fromMemberRole: GroupMemberRole, memberRole: GroupMemberRole)
     case userAcceptedGroupSent(user: User, groupInfo: GroupInfo, hostContact: Contact?)
     case groupLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember)
+    /// A contact card (prepared contact) whose address answered as a business: the contact became
+    /// this business chat (simplex-chat CEvtBusinessLinkConnecting).
+    case businessLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember, fromContact: Contact)
     /// The host refused our join through its group link (simplex-chat TEGroupLinkRejected).
     case groupLinkRejected(user: User, groupInfo: GroupInfo, groupRejectionReason: GroupRejectionReason)
     /// We refused a join through our group link (TERejectingGroupJoinRequestMember).
@@ -91,6 +94,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "receivedGroupInvitation": self = try .receivedGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), fromMemberRole: c.v("fromMemberRole"), memberRole: c.v("memberRole"))
         case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
         case "groupLinkConnecting": self = try .groupLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
+        case "businessLinkConnecting":
+            self = try .businessLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"), fromContact: c.v("fromContact"))
         case "groupLinkRejected":
             self = try .groupLinkRejected(user: c.v("user"), groupInfo: c.v("groupInfo"), groupRejectionReason: c.v("groupRejectionReason"))
         case "rejectingGroupJoinRequestMember":
@@ -251,6 +256,12 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(hostMember, "hostMember")
+        case .businessLinkConnecting(let user, let groupInfo, let hostMember, let fromContact):
+            try c.tag("businessLinkConnecting")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(hostMember, "hostMember")
+            try c.put(fromContact, "fromContact")
         case .groupLinkRejected(let user, let groupInfo, let reason):
             try c.tag("groupLinkRejected")
             try c.put(user, "user")

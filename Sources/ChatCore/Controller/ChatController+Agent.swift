@@ -91,7 +91,7 @@ extension ChatController {
         }
     }
 
-    private func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
+    func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
         try store.read { db in try db.connectionRow(agentConnId: agentConnId) }
     }
 
@@ -122,6 +122,10 @@ extension ChatController {
             // answers as a business (simplex-chat `saveConnInfo`): the connection joins a group.
             if case .grpLinkInv(let inv)? = msg?.event, conn["contact_id"] as Int64? == nil {
                 try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
+                return
+            }
+            if case .grpLinkInv(let inv)? = msg?.event, let contactId = conn["contact_id"] as Int64? {
+                try await businessCardAnswered(conn, contactId: contactId, confirmationId: confirmationId, inv)
                 return
             }
             if case .grpLinkReject(let rejection)? = msg?.event, conn["via_group_link_id"] as String? != nil {

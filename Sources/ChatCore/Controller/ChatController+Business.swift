@@ -227,4 +227,21 @@ extension ChatController {
         }
         return .startedConnectionToGroup(user: user, groupInfo: try groupInfo(g.groupId), customUserProfile: incognito ? profile : nil)
     }
+
+    /// x.grp.link.inv in the CONF of a contact's connection (simplex-chat `processDirectMessage`
+    /// CONF, "connecting via business contact card"): the address we joined from a contact card
+    /// (a prepared contact) is a business address, so the contact card is replaced by the business
+    /// chat on the same connection (`deleteContactCardKeepConn`), announced as `businessLinkConnecting`.
+    func businessCardAnswered(_ conn: Row, contactId: Int64, confirmationId: String, _ inv: GroupLinkInvitation) async throws(ChatError) {
+        guard let contact = try store.read({ db in try self.contact(db, contactId) }), contact.activeConn?.connStatus != .ready else {
+            throw .error(errorType: .commandError(message: "x.grp.link.inv for an existing contact"))
+        }
+        let agentConnId: String = conn["agent_conn_id"]
+        try store.write { db in
+            try db.execute(sql: "UPDATE connections SET contact_id = NULL WHERE agent_conn_id = ?", arguments: [agentConnId])
+            try db.deleteContact(contactId)
+        }
+        guard let detached = try connectionRow(agentConnId) else { return }
+        try await groupLinkInvitationReceived(detached, confirmationId: confirmationId, inv, fromContact: contact)
+    }
 }

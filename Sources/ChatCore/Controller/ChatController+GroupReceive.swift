@@ -315,7 +315,8 @@ extension ChatController {
 
     /// CONF with x.grp.link.inv on a connection we made through a group link: the group, its
     /// host and our membership are created, and the connection becomes the host's.
-    func groupLinkInvitationReceived(_ conn: Row, confirmationId: String, _ inv: GroupLinkInvitation) async throws(ChatError) {
+    func groupLinkInvitationReceived(_ conn: Row, confirmationId: String, _ inv: GroupLinkInvitation,
+                                     fromContact: Contact? = nil) async throws(ChatError) {
         let userId: Int64 = conn["user_id"]
         let user = try userById(userId)
         let agentConnId: String = conn["agent_conn_id"]
@@ -357,7 +358,11 @@ extension ChatController {
         do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: connInfo) } catch {
             throw Self.agentError(error, connId: agentConnId)
         }
-        emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+        if let fromContact {
+            emit(.businessLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId), fromContact: fromContact))
+        } else {
+            emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+        }
     }
 
     // MARK: messages from members
