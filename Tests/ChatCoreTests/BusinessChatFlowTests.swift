@@ -296,4 +296,52 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         await cust.c.close()
         await relay.shutdown()
     }
+
+    /// The business adds a colleague (simplex-chat APIAddMember: x.grp.inv carries the group's
+    /// `business` info): the colleague's chat is a business chat too, named after the customer and
+    /// following the customer's profile; the customer meets the colleague as a member. A customer
+    /// (role member) may not add anyone (admin needed, as in any group).
+    @Test func businessAddsAColleague() async throws {
+        let dir = NSTemporaryDirectory() + "business-colleague-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...16)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...16)
+        let dave = try await versionedClient("dave", dir: dir, server: server, 1...16)
+        let inv = try await biz.cmd("/_connect 1")
+        let invLink = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        try await dave.cmd("/connect \(invLink)")
+        let daveAtBiz = try #require(contactId(try await biz.event("contactConnected")))
+        try await dave.event("contactConnected")
+
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        try await cust.cmd("/_connect 1 \(link)")
+        let bg = try #require(groupId(try await biz.event("joinedGroupMember") { memberName($0) == "carol" }))
+        let cg = try #require(groupId(try await cust.event("userJoinedGroup")))
+        try await cust.cmdError("/_add #\(cg) 1 member")
+
+        try await biz.cmd("/_add #\(bg) \(daveAtBiz) admin")
+        let invited = try await dave.event("receivedGroupInvitation")
+        let dg = try #require(groupId(invited))
+        #expect(business(invited)?["chatType"] as? String == "customer", "the business side's view: \(invited)")
+        #expect(groupName(invited) == "carol", "named after the customer")
+        try await dave.cmd("/_join #\(dg)")
+        try await dave.event("userJoinedGroup")
+        try await dave.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
+        try await cust.event("connectedToGroupMember", timeout: 20) { memberName($0) == "dave" }
+
+        try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"hi all"}}]"#)
+        try await dave.event("newChatItems") { itemText($0) == "hi all" }
+        // The colleague's chat follows the customer's profile, as the business's does.
+        try await cust.cmd(#"/_profile 1 {"displayName":"carol_b","fullName":""}"#)
+        try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"renamed"}}]"#)
+        try await dave.event("groupUpdated") { groupName($0) == "carol_b" }
+        try await biz.event("groupUpdated") { groupName($0) == "carol_b" }
+        await biz.c.close()
+        await cust.c.close()
+        await dave.c.close()
+        await relay.shutdown()
+    }
 }

@@ -29,6 +29,11 @@ extension ChatController {
                 groupId: groupId, userId: user.userId, memberId: inv.invitedMember.memberId.base64url, role: inv.invitedMember.memberRole.rawValue,
                 category: "user", status: "invited", localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByContactId: contactId, invitedByGroupMemberId: hostGmId, at: Self.now)
+            // A member added to a business chat (chat version 10): the inviter's business info, so
+            // this side too names the chat after the other side and follows its profile.
+            if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
+                try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)
+            }
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)
