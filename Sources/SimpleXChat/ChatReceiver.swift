@@ -105,7 +105,7 @@ public final class ChatReceiver {
         case .receivedGroupInvitation(let user, let g, _, _, _), .userAcceptedGroupSent(let user, let g, _),
             .groupLinkConnecting(let user, let g, _), .acceptingGroupJoinRequestMember(let user, let g, _),
             .groupLinkRejected(let user, let g, _), .rejectingGroupJoinRequestMember(let user, let g, _, _),
-            .acceptingBusinessRequest(let user, let g),
+            .acceptingBusinessRequest(let user, let g), .businessRequestAlreadyAccepted(let user, let g),
             .userJoinedGroup(let user, let g, _), .joinedGroupMember(let user, let g, _),
             .joinedGroupMemberConnecting(let user, let g, _, _), .connectedToGroupMember(let user, let g, _, _),
             .memberRole(let user, let g, _, _, _, _), .memberBlockedForAll(let user, let g, _, _, _),

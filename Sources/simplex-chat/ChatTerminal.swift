@@ -597,6 +597,8 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): joining the group...")
         case .groupLinkConnecting(_, let g, _):
             output("\(t) #\(g.localDisplayName): joining the group via its link...")
+        case .businessRequestAlreadyAccepted(_, let g):
+            output("\(t) #\(g.localDisplayName): repeated request, the business chat exists already")
         case .businessLinkConnecting(_, let g, _, let c):
             output("\(t) #\(g.localDisplayName): @\(c.localDisplayName) is a business, joining its chat...")
         case .acceptingGroupJoinRequestMember(_, let g, let m):

@@ -497,6 +497,7 @@ enum RTSamples {
         withUser("receivedGroupInvitation", #""groupInfo":\#(groupInfo),"contact":\#(contact),"fromMemberRole":"admin","memberRole":"member""#),
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo)"#),
         withUser("groupLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
+        withUser("businessRequestAlreadyAccepted", #""groupInfo":\#(groupInfo)"#),
         withUser("businessLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"fromContact":\#(contact)"#),
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupLinkRejected", #""groupInfo":\#(groupInfo),"groupRejectionReason":"long_name""#),
@@ -892,6 +893,7 @@ enum CaseNames {
         case .userAcceptedGroupSent: "userAcceptedGroupSent"
         case .groupLinkConnecting: "groupLinkConnecting"
         case .businessLinkConnecting: "businessLinkConnecting"
+        case .businessRequestAlreadyAccepted: "businessRequestAlreadyAccepted"
         case .acceptingGroupJoinRequestMember: "acceptingGroupJoinRequestMember"
         case .groupLinkRejected: "groupLinkRejected"
         case .rejectingGroupJoinRequestMember: "rejectingGroupJoinRequestMember"

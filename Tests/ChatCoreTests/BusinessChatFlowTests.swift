@@ -1,5 +1,6 @@
 import Foundation
 import SMPAgent
+import SimplexFoundation
 import Testing
 
 @testable import ChatCore
@@ -343,5 +344,42 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         await cust.c.close()
         await dave.c.close()
         await relay.shutdown()
+    }
+
+    /// A customer that sends its request again with the same `contactReqId` (as simplex-chat's
+    /// `connectViaContact` does when retrying a join) gets no second business chat: the business
+    /// reports `businessRequestAlreadyAccepted` with the chat it made (`createOrUpdateContactRequest`).
+    @Test func repeatedBusinessRequestIsRecognised() async throws {
+        let dir = NSTemporaryDirectory() + "business-repeat-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let biz = try await versionedClient("shop", dir: dir, server: server, 1...16)
+        let cust = try await versionedClient("carol", dir: dir, server: server, 1...16)
+        let address = try await biz.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await biz.cmd(#"/_address_settings 1 {"businessAddress":true}"#)
+        let request = ChatMsgEvent.contact(profile: Profile(displayName: "carol"), contactReqId: XContactId(bytes: SecureRandom.bytes(16)))
+        try await cust.c.testJoinAddress(link, request)
+        let first = try await biz.event("acceptingBusinessRequest")
+        try await cust.c.testJoinAddress(link, request)
+        let again = try await biz.event("businessRequestAlreadyAccepted")
+        #expect(groupId(again) == groupId(first))
+        #expect(try await biz.c.testCount("SELECT count(*) FROM groups WHERE business_chat IS NOT NULL") == 1)
+        // Another request ID is another customer chat.
+        try await cust.c.testJoinAddress(link, .contact(profile: Profile(displayName: "carol"), contactReqId: XContactId(bytes: SecureRandom.bytes(16))))
+        let second = try await biz.event("acceptingBusinessRequest")
+        #expect(groupId(second) != groupId(first))
+        await biz.c.close()
+        await cust.c.close()
+        await relay.shutdown()
+    }
+}
+
+extension ChatController {
+    /// Joins an address with a hand-made x.contact (a peer retrying with the same request ID).
+    func testJoinAddress(_ link: String, _ request: ChatMsgEvent) async throws {
+        let parsed = try ConnectionRequestURI(parsing: link)
+        let info = try await encodeJoinInfo(request, link: parsed)
+        _ = try await runningAgent().joinConnection(link: parsed, connInfo: info, userId: 1)
     }
 }

@@ -29,6 +29,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     /// A contact card (prepared contact) whose address answered as a business: the contact became
     /// this business chat (simplex-chat CEvtBusinessLinkConnecting).
     case businessLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember, fromContact: Contact)
+    /// A repeated request to our business address (same `contactReqId`): its chat exists already.
+    case businessRequestAlreadyAccepted(user: User, groupInfo: GroupInfo)
     /// The host refused our join through its group link (simplex-chat TEGroupLinkRejected).
     case groupLinkRejected(user: User, groupInfo: GroupInfo, groupRejectionReason: GroupRejectionReason)
     /// We refused a join through our group link (TERejectingGroupJoinRequestMember).
@@ -94,6 +96,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "receivedGroupInvitation": self = try .receivedGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), fromMemberRole: c.v("fromMemberRole"), memberRole: c.v("memberRole"))
         case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
         case "groupLinkConnecting": self = try .groupLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
+        case "businessRequestAlreadyAccepted": self = try .businessRequestAlreadyAccepted(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "businessLinkConnecting":
             self = try .businessLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"), fromContact: c.v("fromContact"))
         case "groupLinkRejected":
@@ -256,6 +259,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(hostMember, "hostMember")
+        case .businessRequestAlreadyAccepted(let user, let groupInfo):
+            try c.tag("businessRequestAlreadyAccepted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
         case .businessLinkConnecting(let user, let groupInfo, let hostMember, let fromContact):
             try c.tag("businessLinkConnecting")
             try c.put(user, "user")

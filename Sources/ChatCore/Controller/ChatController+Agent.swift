@@ -258,14 +258,14 @@ extension ChatController {
         guard let link = try store.read({ db in try db.userContactLinkRow(agentConnId: agentConnId) })
         else { return }
         let requestMessage = decodeChatMessage(info)
-        guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
+        guard case .contact(let profile, let contactReqId, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
         }
         if Self.contactLink(link).addressSettings.businessAddress, let req = requestMessage {
             // simplex-chat makes a business chat for every request to a business address (its only
             // exception is the SimpleX team's own address for peers below version 10).
             try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange,
-                                      welcomeMsgId: welcomeMsgId, requestMsg: requestMsg)
+                                      welcomeMsgId: welcomeMsgId, requestMsg: requestMsg, contactReqId: contactReqId)
             return
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }

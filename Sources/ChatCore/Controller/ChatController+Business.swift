@@ -14,10 +14,17 @@ extension ChatController {
     /// The request's message (x.contact `content`) becomes the customer's first item, after the
     /// e2e notice and the feature items; its `welcomeMsgId` (the welcome the customer already
     /// shows) is kept, so the auto-reply updates that item instead of arriving as a new one.
+    /// A repeated request (the same `contactReqId`, as a customer retrying its join sends) is not
+    /// accepted again: `businessRequestAlreadyAccepted` with the chat made for it.
     func businessRequest(_ link: Row, invitationId: String, customer profile: Profile, peerVRange: VersionRange,
-                         welcomeMsgId: SharedMsgId? = nil, requestMsg: ChatMsgEvent.RequestMsg? = nil) async throws(ChatError) {
+                         welcomeMsgId: SharedMsgId? = nil, requestMsg: ChatMsgEvent.RequestMsg? = nil,
+                         contactReqId: XContactId? = nil) async throws(ChatError) {
         let userId: Int64 = link["user_id"]
         let user = try userById(userId)
+        if let contactReqId, let existing = try store.read({ db in try db.businessGroupId(userId: userId, xContactId: contactReqId.base64url) }) {
+            emit(.businessRequestAlreadyAccepted(user: user, groupInfo: try groupInfo(existing)))
+            return
+        }
         let userProfile = user.profile.profile
         let preferences = Self.businessGroupPreferences(userProfile.preferences)
         let hostProfile = GroupProfile(displayName: profile.displayName, fullName: profile.fullName, shortDescr: profile.shortDescr,
@@ -54,6 +61,7 @@ extension ChatController {
             try db.setConnectionUserContactLink(agentConnId: agentConnId, linkId)
             try db.setPeerChatVersionRange(agentConnId: agentConnId, min: Int(peerVRange.min), max: Int(peerVRange.max))
             if let welcomeMsgId { try db.setGroupWelcomeId(groupId, welcomeMsgId.base64url) }
+            if let contactReqId { try db.setBusinessRequestId(groupId, contactReqId.base64url) }
             return (groupId, gmId)
         }
         try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: true)

@@ -37,4 +37,13 @@ extension Database {
             SELECT 1 FROM chat_items WHERE group_id = ? AND json_extract(item_content, '$.type') = 'rcvGroupFeature' LIMIT 1
             """, arguments: [groupId]) ?? false
     }
+
+    func setBusinessRequestId(_ groupId: Int64, _ xContactId: String) throws {
+        try execute(sql: "UPDATE groups SET business_xcontact_id = ? WHERE group_id = ?", arguments: [xContactId, groupId])
+    }
+
+    /// The business chat made for this request ID, if any.
+    func businessGroupId(userId: Int64, xContactId: String) throws -> Int64? {
+        try Int64.fetchOne(self, sql: "SELECT group_id FROM groups WHERE user_id = ? AND business_xcontact_id = ?", arguments: [userId, xContactId])
+    }
 }
