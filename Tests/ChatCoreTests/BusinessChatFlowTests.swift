@@ -340,6 +340,16 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         try await cust.cmd(#"/_send #\#(cg) json [{"msgContent":{"type":"text","text":"renamed"}}]"#)
         try await dave.event("groupUpdated") { groupName($0) == "carol_b" }
         try await biz.event("groupUpdated") { groupName($0) == "carol_b" }
+
+        // Through a group link of the business chat (x.grp.link.inv with `business`, as `acceptGroupJoinRequestAsync`).
+        let erin = try await versionedClient("erin", dir: dir, server: server, 1...16)
+        let created = try await biz.cmd("/_create link #\(bg) member")
+        let groupLink = try #require(((created["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await erin.cmd("/_connect 1 \(groupLink)")
+        let erinJoined = try await erin.event("userJoinedGroup")
+        #expect(business(erinJoined)?["chatType"] as? String == "customer")
+        #expect(groupName(erinJoined) == "carol_b")
+        await erin.c.close()
         await biz.c.close()
         await cust.c.close()
         await dave.c.close()

@@ -295,7 +295,7 @@ extension ChatController {
         let invitation = GroupLinkInvitation(
             fromMember: MemberIdRole(memberId: hostId, memberRole: g.membership.memberRole), fromMemberName: membershipProfile(g).displayName,
             invitedMember: MemberIdRole(memberId: memberId, memberRole: role), groupProfile: g.groupProfile, accepted: acceptance.rawValue,
-            groupSize: Int(g.groupSummary.currentMembers))
+            business: g.businessChat, groupSize: Int(g.groupSummary.currentMembers))
         let agent = try runningAgent()
         let agentConnId: String
         let connInfo = try encodeInfo(.grpLinkInv(invitation))
