@@ -64,6 +64,8 @@ actor ChatTerminal {
           /members <group>, /ms         list group members
           /groups, /gs                  list groups
           #<group> <message>            send a message to the group
+          /report #<group> [@<member>] <reason> <text>   report the member's latest message starting with <text>
+                                        to the moderators; reasons: spam, content, community, profile, other
         """
 
     static let addressHelp = """
