@@ -235,6 +235,22 @@ private func msgContent(_ e: [String: Any]) -> [String: Any]? {
         try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"after"}}]"#)
         try await carol.event("newChatItems") { itemText($0) == "after" }
         #expect(try await carol.c.testCount("SELECT count(*) FROM chat_items WHERE item_content LIKE '%\"report\"%'") == 0)
+        // A scoped report sent to a member anyway (a misbehaving peer) is refused there, and the
+        // connection goes on working.
+        let toCarol = try #require(try await bob.c.testString("""
+            SELECT c.agent_conn_id FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id
+            WHERE m.group_id = \(bg) AND m.local_display_name = 'carol'
+            """))
+        let bobId = try #require(try await bob.c.testString("SELECT member_id FROM group_members WHERE group_id = \(bg) AND member_category = 'user'"))
+        let forged = try ChatMessage(chatVRange: VersionRange(1...16), msgId: .random(),
+                                     event: .msgNew(MsgContainer(content: .report(text: "", reason: .spam),
+                                                                 scope: .member(memberId: try #require(MemberId(base64url: bobId)))))).encoded(maxSize: nil)
+        _ = try await bob.c.sendToAgent(toCarol, forged)
+        let refused = try await carol.event("messageError")
+        #expect((refused["errorMessage"] as? String)?.contains("not a moderator") == true)
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"still fine"}}]"#)
+        try await carol.event("newChatItems") { itemText($0) == "still fine" }
+        #expect(try await carol.c.testCount("SELECT count(*) FROM chat_items WHERE item_content LIKE '%\"report\"%'") == 0)
 
         await relay.shutdown()
         await alice.c.close()
