@@ -1,4 +1,5 @@
 import ChatCore
+import Foundation
 import Observation
 
 /// The app state of seed 002 §1 (`ChatModel`, an ObservableObject in the iOS app): the current
@@ -175,6 +176,17 @@ public final class ChatModel {
             } else {
                 removeChatItem(d.deletedChatItem.chatInfo, d.deletedChatItem.chatItem)
             }
+        }
+    }
+
+    /// Items marked deleted in place, as archived reports are (groupChatItemsDeleted): moderated
+    /// by the member when one is named.
+    public func markItemsDeleted(_ groupInfo: GroupInfo, _ itemIds: [Int64], by member: GroupMember?) {
+        let chatId = Self.chatId(.group, groupInfo.groupId)
+        let now = UTCTime(Date())
+        for itemId in itemIds {
+            guard let (i, j) = itemIndex(chatId, itemId) else { continue }
+            chats[i].chatItems[j].meta.itemDeleted = member.map { .moderated(deletedTs: now, byGroupMember: $0) } ?? .deleted(deletedTs: now, chatType: .group)
         }
     }
 

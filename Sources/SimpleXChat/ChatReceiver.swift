@@ -87,6 +87,8 @@ public final class ChatReceiver {
             break
         case .chatItemsDeleted(let user, let deletions, _, _):
             if active(user) { m.applyDeletions(deletions) }
+        case .groupChatItemsDeleted(let user, let groupInfo, let itemIds, _, let member):
+            if active(user) { m.markItemsDeleted(groupInfo, itemIds, by: member) }
         case .chatItemReaction(let user, _, let reaction):
             if active(user) { m.updateChatItem(reaction.chatInfo, reaction.chatReaction.chatItem) }
         case .chatItemsStatusesUpdated(let user, let items):
@@ -96,10 +98,14 @@ public final class ChatReceiver {
             errors.append(e)
         case .chatErrors(let es):
             errors.append(contentsOf: es)
+        case .businessLinkConnecting(let user, let g, _, let contact):
+            guard active(user) else { return }
+            m.removeChat(ChatModel.chatId(.direct, contact.contactId))
+            m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil))
         case .receivedGroupInvitation(let user, let g, _, _, _), .userAcceptedGroupSent(let user, let g, _),
             .groupLinkConnecting(let user, let g, _), .acceptingGroupJoinRequestMember(let user, let g, _),
             .groupLinkRejected(let user, let g, _), .rejectingGroupJoinRequestMember(let user, let g, _, _),
-            .acceptingBusinessRequest(let user, let g),
+            .acceptingBusinessRequest(let user, let g), .businessRequestAlreadyAccepted(let user, let g),
             .userJoinedGroup(let user, let g, _), .joinedGroupMember(let user, let g, _),
             .joinedGroupMemberConnecting(let user, let g, _, _), .connectedToGroupMember(let user, let g, _, _),
             .memberRole(let user, let g, _, _, _, _), .memberBlockedForAll(let user, let g, _, _, _),

@@ -49,6 +49,8 @@ extension ChatView {
             return "\(name(chatInfo: reaction.chatInfo)): reaction \(added ? "added" : "removed")"
         case .chatItemsDeleted(_, let deletions, _, _):
             return deletions.map { "\(name(chatInfo: $0.deletedChatItem.chatInfo)): message deleted" }.joined(separator: "\n")
+        case .groupChatItemsDeleted(_, let g, let ids, _, _):
+            return "#\(g.localDisplayName): \(ids.count) report(s) archived"
         case .forwardPlan(_, let count, let ids, let confirmation):
             var line = "\(ids.count) of \(count) message(s) can be forwarded"
             if let c = confirmation {

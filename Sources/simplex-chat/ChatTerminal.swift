@@ -64,6 +64,8 @@ actor ChatTerminal {
           /members <group>, /ms         list group members
           /groups, /gs                  list groups
           #<group> <message>            send a message to the group
+          /report #<group> [@<member>] <reason> <text>   report the member's latest message starting with <text>
+                                        to the moderators; reasons: spam, content, community, profile, other
         """
 
     static let addressHelp = """
@@ -560,6 +562,8 @@ actor ChatTerminal {
             for d in deletions {
                 output("\(t) \(Self.chatName(d.deletedChatItem.chatInfo)): \(timed ? "disappeared" : "deleted") \(d.deletedChatItem.chatItem.meta.itemText)")
             }
+        case .groupChatItemsDeleted(_, let g, let ids, _, let member):
+            output("\(t) #\(g.localDisplayName): \(ids.count) report(s) archived" + (member.map { " by \($0.localDisplayName)" } ?? ""))
         case .chatItemReaction(_, let added, let reaction):
             let emoji: String = if case .emoji(let e) = reaction.chatReaction.reaction { e } else { "" }
             output("\(t) \(Self.chatName(reaction.chatInfo)) \(added ? "reacted" : "removed reaction") \(emoji)")
@@ -595,6 +599,10 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): joining the group...")
         case .groupLinkConnecting(_, let g, _):
             output("\(t) #\(g.localDisplayName): joining the group via its link...")
+        case .businessRequestAlreadyAccepted(_, let g):
+            output("\(t) #\(g.localDisplayName): repeated request, the business chat exists already")
+        case .businessLinkConnecting(_, let g, _, let c):
+            output("\(t) #\(g.localDisplayName): @\(c.localDisplayName) is a business, joining its chat...")
         case .acceptingGroupJoinRequestMember(_, let g, let m):
             output("\(t) #\(g.localDisplayName): accepting request to join the group from \(m.localDisplayName)...")
         case .groupLinkRejected(_, let g, let reason):

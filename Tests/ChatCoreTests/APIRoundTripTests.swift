@@ -444,6 +444,7 @@ enum RTSamples {
         withUser("memberAccepted", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupDeletedUser", #""groupInfo":\#(groupInfo),"msgSigned":false,"localDeletion":true"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host),"msgSigned":false"#),
+        withUser("groupChatItemsDeleted", #""groupInfo":\#(groupInfo),"chatItemIDs":[3,4],"byUser":true,"member_":\#(member)"#),
         withUser("groupLinkCreated", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
         withUser("groupLink", #""groupInfo":\#(groupInfo),"groupLink":\#(groupLink)"#),
         withUser("groupLinkDeleted", #""groupInfo":\#(groupInfo)"#),
@@ -496,6 +497,8 @@ enum RTSamples {
         withUser("receivedGroupInvitation", #""groupInfo":\#(groupInfo),"contact":\#(contact),"fromMemberRole":"admin","memberRole":"member""#),
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo)"#),
         withUser("groupLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
+        withUser("businessRequestAlreadyAccepted", #""groupInfo":\#(groupInfo)"#),
+        withUser("businessLinkConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"fromContact":\#(contact)"#),
         withUser("acceptingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("groupLinkRejected", #""groupInfo":\#(groupInfo),"groupRejectionReason":"long_name""#),
         withUser("rejectingGroupJoinRequestMember", #""groupInfo":\#(groupInfo),"member":\#(member),"groupRejectionReason":"some newer reason""#),
@@ -513,6 +516,7 @@ enum RTSamples {
         withUser("unknownMemberAnnounced", #""groupInfo":\#(groupInfo),"announcingMember":\#(member),"unknownMember":\#(member),"announcedMember":\#(member)"#),
         withUser("groupDeleted", #""groupInfo":\#(groupInfo),"member":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host)"#),
+        withUser("groupChatItemsDeleted", #""groupInfo":\#(groupInfo),"chatItemIDs":[7],"byUser":false,"member_":\#(host)"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo)"#),
         withUser("groupMemberUpdated", #""groupInfo":\#(groupInfo),"fromMember":\#(member),"toMember":\#(member)"#),
         withUser("contactRatchetSync", #""contact":\#(contact),"ratchetSyncProgress":{"ratchetSyncStatus":"agreed","connectionStats":\#(connStats)}"#),
@@ -805,6 +809,7 @@ enum CaseNames {
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemReaction: "chatItemReaction"
         case .chatItemsDeleted: "chatItemsDeleted"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .forwardPlan: "forwardPlan"
         case .cmdOk: "cmdOk"
         case .contactsList: "contactsList"
@@ -875,6 +880,7 @@ enum CaseNames {
         case .chatItemUpdated: "chatItemUpdated"
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemsDeleted: "chatItemsDeleted"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .chatItemReaction: "chatItemReaction"
         case .chatItemsStatusesUpdated: "chatItemsStatusesUpdated"
         case .hostConnected: "hostConnected"
@@ -886,6 +892,8 @@ enum CaseNames {
         case .receivedGroupInvitation: "receivedGroupInvitation"
         case .userAcceptedGroupSent: "userAcceptedGroupSent"
         case .groupLinkConnecting: "groupLinkConnecting"
+        case .businessLinkConnecting: "businessLinkConnecting"
+        case .businessRequestAlreadyAccepted: "businessRequestAlreadyAccepted"
         case .acceptingGroupJoinRequestMember: "acceptingGroupJoinRequestMember"
         case .groupLinkRejected: "groupLinkRejected"
         case .rejectingGroupJoinRequestMember: "rejectingGroupJoinRequestMember"

@@ -124,6 +124,9 @@ import Testing
         }
         for a in [GroupAcceptance.accepted, .pendingReview] { out.append(.grpLinkAcpt(acceptance: a, role: .member, memberId: memberId2)) }
         out.append(.msgNew(MsgContainer(content: .text("in support chat"), scope: .member(memberId: memberId2))))
+        // A report at chat version 15+: in the reporter's support chat, quoting the reported message.
+        out.append(.msgNew(MsgContainer(content: .report(text: "", reason: .community), scope: .member(memberId: memberId2),
+                                        quote: QuotedMsg(msgRef: MsgRef(msgId: msgId, sentAt: time, sent: false, memberId: memberId), content: .text("rude")))))
         let info = MemberInfo(memberId: memberId, memberRole: .member, profile: bareProfile)
         let infoV = MemberInfo(memberId: memberId, memberRole: .owner, v: "1-16", profile: fullProfile)
         out.append(.grpMemNew(info))

@@ -159,6 +159,14 @@ public enum ChatCommand: Sendable, Hashable {
     case apiDeleteMemberChatItem(groupId: Int64, chatItemIds: [Int64])
     /// `/_report #<groupId> <chatItemId> reason=<reason>[ <text>]` (chat version 12).
     case apiReportMessage(groupId: Int64, chatItemId: Int64, reportReason: ReportReason, reportText: String)
+    /// `/report #<group>[ @<member>] <reason> <text>` (simplex-chat ReportMessage): reports the
+    /// latest message of the group (of that member) starting with the text.
+    case reportMessage(groupName: String, contactName: String?, reportReason: ReportReason, reportedMessage: String)
+    /// `/_archive reports #<groupId>`: every received report of the group marked deleted by us.
+    case apiArchiveReceivedReports(groupId: Int64)
+    /// `/_delete reports #<groupId> <itemId>[,...] broadcast|internal|internalMark`: received
+    /// reports only; broadcast deletes them at the other moderators too.
+    case apiDeleteReceivedReports(groupId: Int64, chatItemIds: [Int64], deleteMode: CIDeleteMode)
     /// `/_sync @<contactId>[ force=on]`: re-synchronize the contact connection's ratchet.
     case apiSyncContactRatchet(contactId: Int64, force: Bool)
     /// `/_sync #<groupId> <groupMemberId>[ force=on]`: the same for a member's connection.
@@ -399,6 +407,10 @@ extension ChatCommand {
         case .apiGetGroupLink(let g): return "/_get link #\(g)"
         case .apiDeleteMemberChatItem(let g, let list): return "/_delete member item #\(g) " + ids(list)
         case .apiReportMessage(let g, let i, let r, let t): return "/_report #\(g) \(i) reason=" + r.rawValue + (t.isEmpty ? "" : " " + t)
+        case .reportMessage(let g, let c, let r, let t):
+            return "/report #" + Self.displayName(g) + (c.map { " @" + Self.displayName($0) } ?? "") + " " + r.rawValue + " " + t
+        case .apiArchiveReceivedReports(let g): return "/_archive reports #\(g)"
+        case .apiDeleteReceivedReports(let g, let list, let mode): return "/_delete reports #\(g) " + ids(list) + " " + mode.rawValue
         case .apiSyncContactRatchet(let id, let force): return "/_sync @\(id)" + (force ? " force=on" : "")
         case .apiSyncGroupMemberRatchet(let g, let m, let force): return "/_sync #\(g) \(m)" + (force ? " force=on" : "")
         case .apiGetContactCode(let id): return "/_get code @\(id)"

@@ -607,6 +607,31 @@ enum CommandSyntax {
             let text = s.take(" ") ? s.remainder() : ""
             return .apiReportMessage(groupId: g, chatItemId: item, reportReason: reason, reportText: text)
         },
+        Entry(name: "/report", prefixes: ["/report #"]) { s throws(CommandSyntaxError) in
+            let g = try s.displayName()
+            let member = s.take(" @") ? try s.displayName() : nil
+            try s.expect(" ")
+            let word = try s.token("report reason")
+            guard let reason = ReportReason(rawValue: word) else { throw CommandSyntaxError("unknown report reason \(word)") }
+            try s.expect(" ")
+            let text = s.remainder()
+            guard !text.isEmpty else { throw CommandSyntaxError("expected reported message text") }
+            return .reportMessage(groupName: g, contactName: member, reportReason: reason, reportedMessage: text)
+        },
+        Entry(name: "/_archive reports", prefixes: ["/_archive reports #"]) { s throws(CommandSyntaxError) in
+            .apiArchiveReceivedReports(groupId: try s.decimal("group ID"))
+        },
+        Entry(name: "/_delete reports", prefixes: ["/_delete reports #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            let ids = try s.idList()
+            try s.expect(" ")
+            let word = try s.token("delete mode")
+            guard let mode = CIDeleteMode(rawValue: word) else {
+                throw CommandSyntaxError("expected broadcast|internal|internalMark, found \"\(word.prefix(20))\"")
+            }
+            return .apiDeleteReceivedReports(groupId: g, chatItemIds: ids, deleteMode: mode)
+        },
         Entry(name: "/_group_profile", prefixes: ["/_group_profile #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")
             try s.expect(" ")
@@ -763,5 +788,29 @@ extension CommandScanner {
             servers.append(t)
         } while take(" ") && !atEnd
         return .setUserProtoServers(p, servers: servers)
+    }
+}
+
+/// Display names in terminal commands (simplex-chat `displayNameP`): quoted in `'` or bare,
+/// not starting with `#`, `@` or `'`.
+extension CommandScanner {
+    mutating func displayName() throws(CommandSyntaxError) -> String {
+        if take("'") {
+            let name = try upTo("'", "display name")
+            try expect("'")
+            return name
+        }
+        guard let first = rest.first, first > " ", first != "#", first != "@", first != "'" else {
+            throw CommandSyntaxError("invalid first character in display name")
+        }
+        return try token("display name")
+    }
+
+    /// Up to (not including) `end`; fails when empty or when `end` never comes.
+    private mutating func upTo(_ end: Character, _ what: String) throws(CommandSyntaxError) -> String {
+        guard let i = rest.firstIndex(of: end), i != rest.startIndex else { throw CommandSyntaxError("expected \(what)") }
+        let name = String(rest[..<i])
+        rest = rest[i...]
+        return name
     }
 }

@@ -13,6 +13,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case chatItemUpdated(user: User, chatItem: AChatItem)
     case chatItemNotChanged(user: User, chatItem: AChatItem)
     case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    /// Reports archived when a moderator deletes the reported message (CEvtGroupChatItemsDeleted).
+    case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member_: GroupMember?)
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case chatItemsStatusesUpdated(user: User, chatItems: [AChatItem])
     case hostConnected(protocol: String, transportHost: String)
@@ -24,6 +26,11 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case receivedGroupInvitation(user: User, groupInfo: GroupInfo, contact: Contact, fromMemberRole: GroupMemberRole, memberRole: GroupMemberRole)
     case userAcceptedGroupSent(user: User, groupInfo: GroupInfo, hostContact: Contact?)
     case groupLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember)
+    /// A contact card (prepared contact) whose address answered as a business: the contact became
+    /// this business chat (simplex-chat CEvtBusinessLinkConnecting).
+    case businessLinkConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember, fromContact: Contact)
+    /// A repeated request to our business address (same `contactReqId`): its chat exists already.
+    case businessRequestAlreadyAccepted(user: User, groupInfo: GroupInfo)
     /// The host refused our join through its group link (simplex-chat TEGroupLinkRejected).
     case groupLinkRejected(user: User, groupInfo: GroupInfo, groupRejectionReason: GroupRejectionReason)
     /// We refused a join through our group link (TERejectingGroupJoinRequestMember).
@@ -76,6 +83,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "chatItemUpdated": self = try .chatItemUpdated(user: c.v("user"), chatItem: c.v("chatItem"))
         case "chatItemNotChanged": self = try .chatItemNotChanged(user: c.v("user"), chatItem: c.v("chatItem"))
         case "chatItemsDeleted": self = try .chatItemsDeleted(user: c.v("user"), chatItemDeletions: c.v("chatItemDeletions"), byUser: c.v("byUser"), timed: c.v("timed"))
+        case "groupChatItemsDeleted":
+            self = try .groupChatItemsDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), chatItemIDs: c.v("chatItemIDs"), byUser: c.v("byUser"), member_: c.opt("member_"))
         case "chatItemReaction": self = try .chatItemReaction(user: c.v("user"), added: c.v("added"), reaction: c.v("reaction"))
         case "chatItemsStatusesUpdated": self = try .chatItemsStatusesUpdated(user: c.v("user"), chatItems: c.v("chatItems"))
         case "hostConnected": self = try .hostConnected(protocol: c.v("protocol"), transportHost: c.v("transportHost"))
@@ -87,6 +96,9 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "receivedGroupInvitation": self = try .receivedGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), fromMemberRole: c.v("fromMemberRole"), memberRole: c.v("memberRole"))
         case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
         case "groupLinkConnecting": self = try .groupLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
+        case "businessRequestAlreadyAccepted": self = try .businessRequestAlreadyAccepted(user: c.v("user"), groupInfo: c.v("groupInfo"))
+        case "businessLinkConnecting":
+            self = try .businessLinkConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"), fromContact: c.v("fromContact"))
         case "groupLinkRejected":
             self = try .groupLinkRejected(user: c.v("user"), groupInfo: c.v("groupInfo"), groupRejectionReason: c.v("groupRejectionReason"))
         case "rejectingGroupJoinRequestMember":
@@ -190,6 +202,13 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(chatItemDeletions, "chatItemDeletions")
             try c.put(byUser, "byUser")
             try c.put(timed, "timed")
+        case .groupChatItemsDeleted(let user, let groupInfo, let chatItemIDs, let byUser, let member_):
+            try c.tag("groupChatItemsDeleted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(chatItemIDs, "chatItemIDs")
+            try c.put(byUser, "byUser")
+            try c.put(member_, "member_")
         case .chatItemReaction(let user, let added, let reaction):
             try c.tag("chatItemReaction")
             try c.put(user, "user")
@@ -240,6 +259,16 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(hostMember, "hostMember")
+        case .businessRequestAlreadyAccepted(let user, let groupInfo):
+            try c.tag("businessRequestAlreadyAccepted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+        case .businessLinkConnecting(let user, let groupInfo, let hostMember, let fromContact):
+            try c.tag("businessLinkConnecting")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(hostMember, "hostMember")
+            try c.put(fromContact, "fromContact")
         case .groupLinkRejected(let user, let groupInfo, let reason):
             try c.tag("groupLinkRejected")
             try c.put(user, "user")

@@ -16,6 +16,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case chatItemNotChanged(user: User, chatItem: AChatItem)
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    /// Reports archived (marked deleted) without deleting them (simplex-chat CRGroupChatItemsDeleted).
+    case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member_: GroupMember?)
     case forwardPlan(user: User, itemsCount: Int, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
     case cmdOk(user_: User?)
     case contactsList(user: User, contacts: [Contact])
@@ -98,6 +100,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "chatItemNotChanged": self = try .chatItemNotChanged(user: c.v("user"), chatItem: c.v("chatItem"))
         case "chatItemReaction": self = try .chatItemReaction(user: c.v("user"), added: c.v("added"), reaction: c.v("reaction"))
         case "chatItemsDeleted": self = try .chatItemsDeleted(user: c.v("user"), chatItemDeletions: c.v("chatItemDeletions"), byUser: c.v("byUser"), timed: c.v("timed"))
+        case "groupChatItemsDeleted":
+            self = try .groupChatItemsDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), chatItemIDs: c.v("chatItemIDs"), byUser: c.v("byUser"), member_: c.opt("member_"))
         case "forwardPlan": self = try .forwardPlan(user: c.v("user"), itemsCount: c.v("itemsCount"), chatItemIds: c.v("chatItemIds"), forwardConfirmation: c.opt("forwardConfirmation"))
         case "cmdOk": self = try .cmdOk(user_: c.opt("user_"))
         case "contactsList": self = try .contactsList(user: c.v("user"), contacts: c.v("contacts"))
@@ -225,6 +229,13 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(chatItemDeletions, "chatItemDeletions")
             try c.put(byUser, "byUser")
             try c.put(timed, "timed")
+        case .groupChatItemsDeleted(let user, let groupInfo, let chatItemIDs, let byUser, let member_):
+            try c.tag("groupChatItemsDeleted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(chatItemIDs, "chatItemIDs")
+            try c.put(byUser, "byUser")
+            try c.put(member_, "member_")
         case .forwardPlan(let user, let itemsCount, let chatItemIds, let forwardConfirmation):
             try c.tag("forwardPlan")
             try c.put(user, "user")

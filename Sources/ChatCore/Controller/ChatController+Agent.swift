@@ -91,7 +91,7 @@ extension ChatController {
         }
     }
 
-    private func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
+    func connectionRow(_ agentConnId: String) throws(ChatError) -> Row? {
         try store.read { db in try db.connectionRow(agentConnId: agentConnId) }
     }
 
@@ -122,6 +122,10 @@ extension ChatController {
             // answers as a business (simplex-chat `saveConnInfo`): the connection joins a group.
             if case .grpLinkInv(let inv)? = msg?.event, conn["contact_id"] as Int64? == nil {
                 try await groupLinkInvitationReceived(conn, confirmationId: confirmationId, inv)
+                return
+            }
+            if case .grpLinkInv(let inv)? = msg?.event, let contactId = conn["contact_id"] as Int64? {
+                try await businessCardAnswered(conn, contactId: contactId, confirmationId: confirmationId, inv)
                 return
             }
             if case .grpLinkReject(let rejection)? = msg?.event, conn["via_group_link_id"] as String? != nil {
@@ -254,13 +258,14 @@ extension ChatController {
         guard let link = try store.read({ db in try db.userContactLinkRow(agentConnId: agentConnId) })
         else { return }
         let requestMessage = decodeChatMessage(info)
-        guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
+        guard case .contact(let profile, let contactReqId, let welcomeMsgId, let requestMsg)? = requestMessage?.event else {
             throw .error(errorType: .commandError(message: "contact request without a profile"))
         }
         if Self.contactLink(link).addressSettings.businessAddress, let req = requestMessage {
             // simplex-chat makes a business chat for every request to a business address (its only
             // exception is the SimpleX team's own address for peers below version 10).
-            try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange)
+            try await businessRequest(link, invitationId: invitationId, customer: profile, peerVRange: req.effectiveVRange,
+                                      welcomeMsgId: welcomeMsgId, requestMsg: requestMsg, contactReqId: contactReqId)
             return
         }
         let requestContent = try requestMsg.map { m throws(ChatError) in try json(m.content) }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SMPAgent
+import SimplexFoundation
 
 /// Business chats (chat version 10, simplex-chat `createBusinessRequestGroup`,
 /// `acceptBusinessJoinRequestAsync`): a request to a business address becomes a group of two,
@@ -10,9 +11,20 @@ extension ChatController {
     /// (simplex-chat accepts business requests without asking, whatever `autoAccept` says).
     /// The host side names the chat after the customer, so its group profile is the customer's
     /// profile with our business preferences; the customer is sent our profile as the group's.
-    func businessRequest(_ link: Row, invitationId: String, customer profile: Profile, peerVRange: VersionRange) async throws(ChatError) {
+    /// The request's message (x.contact `content`) becomes the customer's first item, after the
+    /// e2e notice and the feature items; its `welcomeMsgId` (the welcome the customer already
+    /// shows) is kept, so the auto-reply updates that item instead of arriving as a new one.
+    /// A repeated request (the same `contactReqId`, as a customer retrying its join sends) is not
+    /// accepted again: `businessRequestAlreadyAccepted` with the chat made for it.
+    func businessRequest(_ link: Row, invitationId: String, customer profile: Profile, peerVRange: VersionRange,
+                         welcomeMsgId: SharedMsgId? = nil, requestMsg: ChatMsgEvent.RequestMsg? = nil,
+                         contactReqId: XContactId? = nil) async throws(ChatError) {
         let userId: Int64 = link["user_id"]
         let user = try userById(userId)
+        if let contactReqId, let existing = try store.read({ db in try db.businessGroupId(userId: userId, xContactId: contactReqId.base64url) }) {
+            emit(.businessRequestAlreadyAccepted(user: user, groupInfo: try groupInfo(existing)))
+            return
+        }
         let userProfile = user.profile.profile
         let preferences = Self.businessGroupPreferences(userProfile.preferences)
         let hostProfile = GroupProfile(displayName: profile.displayName, fullName: profile.fullName, shortDescr: profile.shortDescr,
@@ -33,7 +45,7 @@ extension ChatController {
         }
         let profileJSON = try json(hostProfile)
         let linkId: Int64 = link["user_contact_link_id"]
-        let groupId = try store.write { db -> Int64 in
+        let (groupId, customerGmId) = try store.write { db -> (Int64, Int64) in
             let name = try self.uniqueGroupName(db, userId: userId, Self.validDisplayName(profile.displayName))
             let groupId = try db.insertGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
             try db.setBusinessChat(groupId, type: .customer, businessMemberId: ownId.base64url, customerMemberId: customerId.base64url)
@@ -48,7 +60,14 @@ extension ChatController {
                                           viaGroupLinkId: nil, at: Self.now)
             try db.setConnectionUserContactLink(agentConnId: agentConnId, linkId)
             try db.setPeerChatVersionRange(agentConnId: agentConnId, min: Int(peerVRange.min), max: Int(peerVRange.max))
-            return groupId
+            if let welcomeMsgId { try db.setGroupWelcomeId(groupId, welcomeMsgId.base64url) }
+            if let contactReqId { try db.setBusinessRequestId(groupId, contactReqId.base64url) }
+            return (groupId, gmId)
+        }
+        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: true)
+        if let requestMsg {
+            let itemId = try createRequestItem(user: user, groupId: groupId, customerGmId: customerGmId, requestMsg)
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
         }
         emit(.acceptingBusinessRequest(user: user, groupInfo: try groupInfo(groupId)))
     }
@@ -98,6 +117,15 @@ extension ChatController {
             let reply = Self.contactLink(link).addressSettings.autoReply
         else { return }
         let user = try userById(conn["user_id"])
+        if let welcomeId = try store.read({ db in try db.groupWelcomeId(g.groupId) }), let shared = SharedMsgId(base64url: welcomeId) {
+            // The customer shows our welcome from the address's link data under this ID: our reply
+            // updates it (simplex-chat `sendGroupAutoReply` with the request's welcomeSharedMsgId).
+            try await sendToMember(m.groupMemberId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: reply)))
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, sent: true, content: .sndMsgContent(msgContent: reply),
+                                        text: reply.text, shared: welcomeId)
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+            return
+        }
         let target = MessageTarget.group(g)
         let prepared = try prepareItem(user: user, target, content: reply, quotedItemId: nil, ttl: nil, live: false, forwarded: false)
         for itemId in try await sendPrepared(target, [prepared], only: [m.groupMemberId]) {
@@ -131,6 +159,8 @@ extension ChatController {
         let profile = Self.businessGroupProfile(data.profile, Self.businessGroupPreferences(data.profile.preferences))
         let profileJSON = try json(profile)
         let welcomeJSON = try data.message.map { m throws(ChatError) in try json(CIContent.rcvMsgContent(msgContent: m)) }
+        // The welcome's shared ID goes in x.contact (`welcomeMsgId`): the business's auto-reply updates it.
+        let welcomeId = data.message.map { _ in SharedMsgId.random().base64url }
         let rcvNew = try json(CIStatus.rcvNew)
         let userId = user.userId
         let groupId = try store.write { db -> Int64 in
@@ -139,17 +169,26 @@ extension ChatController {
                                                      connLink: parsed.withSimplexScheme.uriString, groupLinkId: nil,
                                                      shortLink: link.connShortLink, memberId: MemberId.random().base64url,
                                                      membershipName: user.localDisplayName, at: Self.now)
-            if let welcome = data.message, let welcomeJSON {
-                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
-            }
             return groupId
         }
+        // simplex-chat makes the feature items when preparing (`createGroupFeatureItems_`), then the
+        // welcome; the e2e notice comes when the business is connected.
+        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false, e2e: false)
+        if let welcome = data.message, let welcomeJSON, let welcomeId {
+            try store.write { db in
+                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew,
+                                             sharedMsgId: welcomeId, at: Self.now)
+                try db.setGroupWelcomeId(groupId, welcomeId)
+            }
+        }
+        // As simplex-chat's answer: the chat with its welcome item only (the feature items are in the chat).
         let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
-            let rows = try db.allGroupItemRows(groupId)
+            let rows = try db.allGroupItemRows(groupId).filter { welcomeId != nil && $0["shared_msg_id"] as String? == welcomeId }
             return (try self.groupInfo(db, groupId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
-        return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))
+        return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items,
+                                                        chatStats: ChatStats(unreadCount: items.count, minUnreadItemId: items.first?.meta.itemId ?? 0)))
     }
 
     // MARK: x.grp.prefs (chat version 11)
@@ -166,5 +205,51 @@ extension ChatController {
         let j = try json(profile)
         try store.write { db in try db.setGroupProfile(g.groupId, profileJSON: j, at: Self.now) }
         emit(.groupUpdated(user: user, fromGroup: g, toGroup: try groupInfo(g.groupId), member_: sender))
+    }
+
+    /// `/_connect group` of a prepared business chat (simplex-chat APIConnectPreparedGroup with
+    /// `connectViaContact`): x.contact with a request ID, the welcome's shared ID and the
+    /// optional message, which becomes our first sent item.
+    func connectPreparedBusinessChat(user: User, _ g: GroupInfo, _ parsed: ConnectionRequestURI, incognito: Bool,
+                                     message: MsgContent?) async throws(ChatError) -> ChatResponse {
+        let agent = try runningAgent()
+        let incognitoId = incognito ? try newIncognitoProfile(user.userId) : nil
+        let profile = try profileToSend(user, incognitoProfileId: incognitoId)
+        let welcomeId = try store.read { db in try db.groupWelcomeId(g.groupId) }.flatMap { SharedMsgId(base64url: $0) }
+        let requestMsg = message.map { ChatMsgEvent.RequestMsg(msgId: SharedMsgId.random(), content: $0) }
+        let request = ChatMsgEvent.contact(profile: profile, contactReqId: XContactId(bytes: SecureRandom.bytes(16)), welcomeMsgId: welcomeId,
+                                           requestMsg: requestMsg)
+        let info = try await encodeJoinInfo(request, link: parsed)
+        let agentConnId: String
+        do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: user.userId) } catch {
+            throw Self.agentError(error)
+        }
+        try store.write { db in
+            try db.startPreparedGroup(g.groupId, userId: user.userId, agentConnId: agentConnId, viaLink: parsed.withSimplexScheme.uriString,
+                                      groupLinkId: nil, customProfileId: incognitoId, at: Self.now)
+        }
+        if let requestMsg {
+            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, sent: true, content: .sndMsgContent(msgContent: requestMsg.content),
+                                        text: requestMsg.content.text, shared: requestMsg.msgId.base64url)
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
+        }
+        return .startedConnectionToGroup(user: user, groupInfo: try groupInfo(g.groupId), customUserProfile: incognito ? profile : nil)
+    }
+
+    /// x.grp.link.inv in the CONF of a contact's connection (simplex-chat `processDirectMessage`
+    /// CONF, "connecting via business contact card"): the address we joined from a contact card
+    /// (a prepared contact) is a business address, so the contact card is replaced by the business
+    /// chat on the same connection (`deleteContactCardKeepConn`), announced as `businessLinkConnecting`.
+    func businessCardAnswered(_ conn: Row, contactId: Int64, confirmationId: String, _ inv: GroupLinkInvitation) async throws(ChatError) {
+        guard let contact = try store.read({ db in try self.contact(db, contactId) }), contact.activeConn?.connStatus != .ready else {
+            throw .error(errorType: .commandError(message: "x.grp.link.inv for an existing contact"))
+        }
+        let agentConnId: String = conn["agent_conn_id"]
+        try store.write { db in
+            try db.execute(sql: "UPDATE connections SET contact_id = NULL WHERE agent_conn_id = ?", arguments: [agentConnId])
+            try db.deleteContact(contactId)
+        }
+        guard let detached = try connectionRow(agentConnId) else { return }
+        try await groupLinkInvitationReceived(detached, confirmationId: confirmationId, inv, fromContact: contact)
     }
 }

@@ -268,6 +268,7 @@ extension ChatController {
             for d in await sendGroupEvent(groupId, .msgDel(msgId: shared, memberId: mid)) { dropStatus(d.agentConnId, d.msgId) }
             try markDeleted(itemId, .moderated(deletedTs: Self.ts(Self.now), byGroupMember: g.membership))
             deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try groupItem(groupId, itemId)))
+            try archiveReportsAbout(user: user, g, sharedMsgId: shared.base64url, by: g.membership, byUser: true)
         }
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
     }

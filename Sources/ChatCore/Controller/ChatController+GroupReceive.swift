@@ -29,6 +29,11 @@ extension ChatController {
                 groupId: groupId, userId: user.userId, memberId: inv.invitedMember.memberId.base64url, role: inv.invitedMember.memberRole.rawValue,
                 category: "user", status: "invited", localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByContactId: contactId, invitedByGroupMemberId: hostGmId, at: Self.now)
+            // A member added to a business chat (chat version 10): the inviter's business info, so
+            // this side too names the chat after the other side and follows its profile.
+            if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
+                try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)
+            }
             return (groupId, hostGmId)
         }
         let g = try groupInfo(groupId)
@@ -116,6 +121,12 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
             var items = [try groupItem(m.groupId, itemId)]
+            if g.businessChat != nil {
+                // The e2e notice and, unless prepared (which has them), the feature items (simplex-chat at the host's CON).
+                let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: m.groupId) }
+                let made = try createNewChatItems(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, features: !prepared)
+                items += try made.map { id throws(ChatError) in try groupItem(m.groupId, id) }
+            }
             // A host of chat version 6+ sends the welcome message in the group history (when the
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
@@ -284,7 +295,7 @@ extension ChatController {
         let invitation = GroupLinkInvitation(
             fromMember: MemberIdRole(memberId: hostId, memberRole: g.membership.memberRole), fromMemberName: membershipProfile(g).displayName,
             invitedMember: MemberIdRole(memberId: memberId, memberRole: role), groupProfile: g.groupProfile, accepted: acceptance.rawValue,
-            groupSize: Int(g.groupSummary.currentMembers))
+            business: g.businessChat, groupSize: Int(g.groupSummary.currentMembers))
         let agent = try runningAgent()
         let agentConnId: String
         let connInfo = try encodeInfo(.grpLinkInv(invitation))
@@ -309,7 +320,8 @@ extension ChatController {
 
     /// CONF with x.grp.link.inv on a connection we made through a group link: the group, its
     /// host and our membership are created, and the connection becomes the host's.
-    func groupLinkInvitationReceived(_ conn: Row, confirmationId: String, _ inv: GroupLinkInvitation) async throws(ChatError) {
+    func groupLinkInvitationReceived(_ conn: Row, confirmationId: String, _ inv: GroupLinkInvitation,
+                                     fromContact: Contact? = nil) async throws(ChatError) {
         let userId: Int64 = conn["user_id"]
         let user = try userById(userId)
         let agentConnId: String = conn["agent_conn_id"]
@@ -338,6 +350,7 @@ extension ChatController {
                 category: "user", status: status.rawValue, localDisplayName: user.localDisplayName, profileId: incognitoId,
                 invitedByGroupMemberId: hostGmId, at: Self.now)
             try db.assignConnectionToMember(agentConnId: agentConnId, groupMemberId: hostGmId, at: Self.now)
+            if prepared != nil { try db.attachReceivedItems(groupId: groupId, toMember: hostGmId) }
             // Chat version 10: a business address answered; a core of an older range ignores it.
             if let b = inv.business, self.ourChatVRange.max >= ChatProtocolVersion.businessChats {
                 try db.setBusinessChat(groupId, type: b.chatType, businessMemberId: b.businessId, customerMemberId: b.customerId)
@@ -350,7 +363,11 @@ extension ChatController {
         do { try await agent.allowConnection(connId: agentConnId, confirmationId: confirmationId, connInfo: connInfo) } catch {
             throw Self.agentError(error, connId: agentConnId)
         }
-        emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+        if let fromContact {
+            emit(.businessLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId), fromContact: fromContact))
+        } else {
+            emit(.groupLinkConnecting(user: user, groupInfo: g, hostMember: try member(hostGmId)))
+        }
     }
 
     // MARK: messages from members
@@ -402,6 +419,11 @@ extension ChatController {
                   let scopeGmId else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) outside of its support chat")
                 return nil
+            }
+            if case .report = container.content {
+                // A report (chat version 15: in the reporter's support chat) keeps the message it quotes.
+                return try reportInSupportChatReceived(user: user, g, sender: sender, meta: meta, itemTs: itemTs, shared: shared,
+                                                       container, scopeGmId: scopeGmId)
             }
             var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
                                    text: container.content.text, contentJSON: try json(CIContent.rcvMsgContent(msgContent: container.content)),

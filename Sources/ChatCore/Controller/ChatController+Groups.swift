@@ -96,7 +96,7 @@ extension ChatController {
         let invitation = GroupInvitation(
             fromMember: MemberIdRole(memberId: from, memberRole: g.membership.memberRole),
             invitedMember: MemberIdRole(memberId: memberId, memberRole: role), connRequest: link.uriString,
-            groupProfile: g.groupProfile, groupSize: Int(g.groupSummary.currentMembers))
+            groupProfile: g.groupProfile, business: g.businessChat, groupSize: Int(g.groupSummary.currentMembers))
         let shared = SharedMsgId.random()
         do {
             _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))

@@ -131,7 +131,7 @@ extension ChatController {
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastGroupItemRow(id)
                 out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try self.chatItem(db, $0, deferred: deferred)] } ?? [],
-                                      chatStats: ChatStats(unreadCount: unreadCount))))
+                                      chatStats: ChatStats(unreadCount: unreadCount, reportsCount: try db.receivedReportsCount(groupId: id)))))
             }
             if !onlyChats {
                 for id in try db.contactRequestIds(userId: userId) {

@@ -71,7 +71,9 @@ extension ChatController {
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
         let requestMsg = message.map { ChatMsgEvent.RequestMsg(msgId: SharedMsgId.random(), content: $0) }
         let welcomeId = try store.read { db in try db.contactWelcomeId(contactId) }.flatMap { SharedMsgId(base64url: $0) }
-        let request = ChatMsgEvent.contact(profile: profile, welcomeMsgId: welcomeId, requestMsg: requestMsg)
+        // simplex-chat `connectViaContact` always sends a request ID (`contactReqId`).
+        let request = ChatMsgEvent.contact(profile: profile, contactReqId: XContactId(bytes: SecureRandom.bytes(16)), welcomeMsgId: welcomeId,
+                                           requestMsg: requestMsg)
         let info = try await encodeJoinInfo(parsed.mode == .contact ? request : .info(profile), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: userId) } catch {
@@ -138,9 +140,12 @@ extension ChatController {
         guard let prepared = g.preparedGroup, !prepared.connLinkStartedConnection, g.membership.memberStatus == .unknown else {
             throw .error(errorType: .commandError(message: "group \(g.localDisplayName) is not a prepared group, or it is already joining"))
         }
-        if message != nil { throw .error(errorType: .connReqMessageProhibited) }
         let parsed: ConnectionRequestURI
         do { parsed = try ConnectionRequestURI(parsing: prepared.connLinkToConnect.connFullLink) } catch { throw .error(errorType: .invalidConnReq) }
+        // A business chat is prepared from a contact address: its request may carry a message.
+        let business = parsed.mode == .contact && Self.groupLinkId(parsed) == nil
+        if business { return try await connectPreparedBusinessChat(user: user, g, parsed, incognito: incognito, message: message) }
+        if message != nil { throw .error(errorType: .connReqMessageProhibited) }
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(user.userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)

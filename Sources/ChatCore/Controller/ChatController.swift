@@ -293,6 +293,12 @@ public actor ChatController {
             return try await deleteMemberItems(groupId: groupId, itemIds)
         case .apiReportMessage(let groupId, let itemId, let reason, let text):
             return try await reportMessage(groupId: groupId, itemId: itemId, reason: reason, text: text)
+        case .reportMessage(let groupName, let member, let reason, let text):
+            return try await reportMessage(groupName: groupName, member: member, reason: reason, text: text)
+        case .apiArchiveReceivedReports(let groupId):
+            return try archiveReceivedReports(groupId: groupId)
+        case .apiDeleteReceivedReports(let groupId, let itemIds, let mode):
+            return try await deleteReceivedReports(groupId: groupId, itemIds, mode: mode)
         case .apiUpdateProfile(let userId, let profile):
             return try await updateProfile(userId: userId, profile)
         case .apiSyncContactRatchet(let contactId, let force): return try await syncContactRatchet(contactId: contactId, force: force)

@@ -37,7 +37,7 @@ extension ChatController {
     /// A blocked member's message is kept, marked blocked; a contact's message using a feature
     /// the contact may not use (`rejected`) becomes a rejected-feature item.
     func storeReceivedItem(user: User, _ source: MessageSource, meta: MsgMeta, itemTs: Double, shared: String?,
-                           _ container: MsgContainer, rejected: ChatFeature? = nil) throws(ChatError) -> Int64? {
+                           _ container: MsgContainer, rejected: ChatFeature? = nil, scopeMemberGmId: Int64? = nil) throws(ChatError) -> Int64? {
         let content = rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content)
         let contentJSON = try json(content)
         let newStatus = try json(CIStatus.rcvNew)
@@ -52,6 +52,7 @@ extension ChatController {
         item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
         item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
         item.quotedContentJSON = quotedContent
+        item.scopeMemberGmId = scopeMemberGmId
         switch source {
         case .contact(let c):
             item.contactId = c.contactId
@@ -139,6 +140,9 @@ extension ChatController {
         try markDeleted(itemId, mark)
         emit(.chatItemsDeleted(user: user, chatItemDeletions: [ChatItemDeletion(deletedChatItem: before, toChatItem: try receivedChatItem(source, itemId))],
                                byUser: false, timed: false))
+        if case .moderated(_, let moderator) = mark, case .member(let g, _) = source {
+            try archiveReportsAbout(user: user, g, sharedMsgId: shared, by: moderator, byUser: false)
+        }
     }
 
     /// x.msg.react: a reaction to one of our items or the sender's (in a group, the item of the

@@ -15,4 +15,35 @@ extension Database {
     func setConnectionUserContactLink(agentConnId: String, _ linkId: Int64) throws {
         try execute(sql: "UPDATE connections SET user_contact_link_id = ? WHERE agent_conn_id = ?", arguments: [linkId, agentConnId])
     }
+
+    func setGroupWelcomeId(_ groupId: Int64, _ sharedMsgId: String) throws {
+        try execute(sql: "UPDATE groups SET welcome_shared_msg_id = ? WHERE group_id = ?", arguments: [sharedMsgId, groupId])
+    }
+
+    func groupWelcomeId(_ groupId: Int64) throws -> String? {
+        try String.fetchOne(self, sql: "SELECT welcome_shared_msg_id FROM groups WHERE group_id = ?", arguments: [groupId])
+    }
+
+    /// A prepared chat's received items (the welcome, the feature items) were made before the host
+    /// member existed; once it does, they are its items, so its x.msg.update finds the welcome.
+    func attachReceivedItems(groupId: Int64, toMember groupMemberId: Int64) throws {
+        try execute(sql: "UPDATE chat_items SET group_member_id = ? WHERE group_id = ? AND item_sent = 0 AND group_member_id IS NULL",
+                    arguments: [groupMemberId, groupId])
+    }
+
+    /// Whether the chat has its received feature items already (a prepared chat makes them early).
+    func hasReceivedFeatureItems(groupId: Int64) throws -> Bool {
+        try Bool.fetchOne(self, sql: """
+            SELECT 1 FROM chat_items WHERE group_id = ? AND json_extract(item_content, '$.type') = 'rcvGroupFeature' LIMIT 1
+            """, arguments: [groupId]) ?? false
+    }
+
+    func setBusinessRequestId(_ groupId: Int64, _ xContactId: String) throws {
+        try execute(sql: "UPDATE groups SET business_xcontact_id = ? WHERE group_id = ?", arguments: [xContactId, groupId])
+    }
+
+    /// The business chat made for this request ID, if any.
+    func businessGroupId(userId: Int64, xContactId: String) throws -> Int64? {
+        try Int64.fetchOne(self, sql: "SELECT group_id FROM groups WHERE user_id = ? AND business_xcontact_id = ?", arguments: [userId, xContactId])
+    }
 }

@@ -158,6 +158,17 @@ enum ChatMigrations {
                 ALTER TABLE contacts ADD COLUMN welcome_shared_msg_id TEXT;
                 """)
         }
+        // simplex-chat `groups.welcome_shared_msg_id` for business chats (chat version 16): the
+        // customer's prepared chat shows the address's welcome with this ID and sends it in x.contact;
+        // the business keeps it from the request, and its auto-reply then updates that item.
+        // `business_xcontact_id`: the request ID (x.contact `contactReqId`) a business chat was made
+        // for, so a repeated request is recognised (simplex-chat `business_xcontact_id`).
+        m.registerMigration("m20261125a_business_request_ids") { db in
+            try db.execute(sql: """
+                ALTER TABLE groups ADD COLUMN welcome_shared_msg_id TEXT;
+                ALTER TABLE groups ADD COLUMN business_xcontact_id TEXT;
+                """)
+        }
         return m
     }
 
