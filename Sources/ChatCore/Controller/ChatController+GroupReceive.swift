@@ -143,7 +143,11 @@ extension ChatController {
                                            contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
                                            statusJSON: try json(CIStatus.rcvNew))
                     item.scopeMemberGmId = gmId
-                    let reviewId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+                    let reviewId = try store.write { db -> Int64 in
+                        let id = try db.insertChatItem(item, at: Self.now)
+                        try db.updateSupportChatStats(gmId, unread: 1, mentions: 0, attention: .inc(1, fromMemberTs: nil), at: Self.now)
+                        return id
+                    }
                     emit(.newChatItems(user: user, chatItems: [try supportItem(g, reviewId, scopeGmId: gmId)]))
                 }
                 return
@@ -407,9 +411,14 @@ extension ChatController {
                                    text: container.content.text, contentJSON: try json(CIContent.rcvMsgContent(msgContent: container.content)),
                                    statusJSON: try json(CIStatus.rcvNew), sharedMsgId: shared, agentMsgId: meta.agentMsgId)
             item.scopeMemberGmId = scopeGmId
+            item.mentions = Self.rcvMentions(text: container.content.text, container.mentions)
+            item.userMention = Self.mentionsUser(g, mentions: item.mentions, quotedMemberId: nil)
+            let attention = try supportAttention(g, scopeGmId: scopeGmId, sender: sender, itemTs: itemTs)
             let itemId = try store.write { db -> Int64? in
                 if let shared, try db.hasMemberItem(g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: shared) { return nil }
-                return try db.insertChatItem(item, at: Self.now)
+                let id = try db.insertChatItem(item, at: Self.now)
+                try db.updateSupportChatStats(scopeGmId, unread: 1, mentions: item.userMention ? 1 : 0, attention: attention, at: Self.now)
+                return id
             }
             if let itemId { emit(.newChatItems(user: user, chatItems: [try supportItem(g, itemId, scopeGmId: scopeGmId)])) }
             return nil
@@ -434,10 +443,10 @@ extension ChatController {
             return author == nil ? [] : nil
         case .msgUpdate(let u):
             try receiveUpdate(user: user, .member(g, sender), u)
-        case .msgDel(let msgId, let memberId, _):
-            try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url)
-        case .msgReact(let msgId, let memberId, _, let reaction, let add):
-            try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs)
+        case .msgDel(let msgId, let memberId, let scope):
+            try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url, scope: scope)
+        case .msgReact(let msgId, let memberId, let scope, let reaction, let add):
+            try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs, scope: scope)
         case .info(let profile), .grpLinkMem(let profile):
             try updateMemberProfile(sender, profile)
         case .grpMemNew(let info):

@@ -185,35 +185,47 @@ extension ChatController {
         }
     }
 
-    /// `/_send #<groupId>(_support[:<groupMemberId>]) json [...]`: text messages in a support chat,
-    /// sent with the member's scope to the member and the group's moderators we are connected to.
+    /// `/_send #<groupId>(_support[:<groupMemberId>]) json [...]`: messages (with quotes of the same
+    /// chat and mentions) in a support chat, sent with the member's scope to the member and the
+    /// group's moderators we are connected to.
     func sendSupportMessages(_ ref: ChatRef, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
         guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
         let (user, g) = try groupContext(ref.chatId)
         let scopeGmId = try supportScopeGmId(g, scope)
         let scopeMember = try member(scopeGmId)
         guard let scopeMemberId = MemberId(base64url: scopeMember.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
-        guard !messages.contains(where: { $0.fileSource != nil || $0.quotedItemId != nil }) else {
-            throw .error(errorType: .commandError(message: "files and quotes in support chats are not supported"))
+        guard !messages.contains(where: { $0.fileSource != nil }) else {
+            throw .error(errorType: .commandError(message: "files in support chats are not supported"))
         }
         let recipients = try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
             m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
                 && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
         }
+        // Our message answers the member (a moderator's view): its attention count is cleared.
+        let attention: SupportAttention = scopeGmId == g.membership.groupMemberId ? .inc(0, fromMemberTs: nil) : .reset
         var items: [AChatItem] = []
         for composed in messages {
-            let shared = SharedMsgId.random()
-            let container = MsgContainer(content: composed.msgContent, scope: .member(memberId: scopeMemberId))
-            let body = try chatMessage(.msgNew(container), msgId: shared)
+            var p = try prepareItem(user: user, .group(g), content: composed.msgContent, quotedItemId: composed.quotedItemId,
+                                    ttl: nil, live: false, forwarded: false)
+            // A quote is of an item of the same support chat.
+            if let q = composed.quotedItemId, try store.read({ db in try db.itemSupportScope(q) }) != scopeGmId {
+                throw .errorStore(storeError: .chatItemNotFound(itemId: q))
+            }
+            try addMentions(&p, g, composed.mentions)
+            p.container.scope = .member(memberId: scopeMemberId)
+            let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
             for r in recipients {
                 guard let conn = r.activeConn?.agentConnId else { continue }
                 do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
             }
-            var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: Self.now, text: composed.msgContent.text,
-                                   contentJSON: try json(CIContent.sndMsgContent(msgContent: composed.msgContent)),
-                                   statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)), sharedMsgId: shared.base64url)
-            item.scopeMemberGmId = scopeGmId
-            let itemId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+            p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
+            p.item.scopeMemberGmId = scopeGmId
+            let item = p.item
+            let itemId = try store.write { db -> Int64 in
+                let id = try db.insertChatItem(item, at: Self.now)
+                try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
+                return id
+            }
             items.append(try supportItem(g, itemId, scopeGmId: scopeGmId))
         }
         return .newChatItems(user: user, chatItems: items)
@@ -272,5 +284,18 @@ extension ChatController {
               let data = try? shortLinkData(addressLinkData(profile ?? user.profile.profile, Self.contactLink(row).addressSettings))
         else { return }
         _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+    }
+}
+
+extension ChatController {
+    /// simplex-chat `memberAttentionChange`: in a member's support chat (seen by a moderator) the
+    /// member's own message needs attention; a moderator's message newer than the member's last
+    /// one answers it. Our own support chat counts no attention.
+    func supportAttention(_ g: GroupInfo, scopeGmId: Int64, sender: GroupMember, itemTs: Double) throws(ChatError) -> SupportAttention {
+        guard scopeGmId != g.membership.groupMemberId else { return .inc(0, fromMemberTs: nil) }
+        if scopeGmId == sender.groupMemberId { return .inc(1, fromMemberTs: itemTs) }
+        let last = try member(scopeGmId).supportChat?.lastMsgFromMemberTs
+        if let last, last.date.timeIntervalSince1970 < itemTs { return .reset }
+        return .inc(0, fromMemberTs: nil)
     }
 }
