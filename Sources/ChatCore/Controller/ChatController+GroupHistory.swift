@@ -25,7 +25,10 @@ extension ChatController {
             }
         }
         if !errors.isEmpty { emit(.chatErrors(chatErrors: errors)) }
-        if v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome, let welcome = g.groupProfile.description, !welcome.isEmpty {
+        // A joiner that named the welcome it shows from the link's data does not get it again
+        // (simplex-chat `sendHistory` with the member's welcome ID).
+        let shownFromLink = try store.read { db in try db.memberWelcomeId(m.groupMemberId) } != nil
+        if v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome, !shownFromLink, let welcome = g.groupProfile.description, !welcome.isEmpty {
             events.append(.msgNew(MsgContainer(content: .text(welcome))))
         }
         try await sendToMember(m.groupMemberId, events)

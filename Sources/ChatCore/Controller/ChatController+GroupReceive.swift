@@ -120,7 +120,9 @@ extension ChatController {
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
                 && ((try? memberVRange(gmId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupHistoryIncludeWelcome } == true
-            if !waiting, !expectHistory, let welcome = g.groupProfile.description, !welcome.isEmpty {
+            // A prepared group shows the welcome from the link's data already (chat version 16).
+            let shownFromLink = try store.read { db in try db.groupWelcomeId(m.groupId) } != nil
+            if !waiting, !expectHistory, !shownFromLink, let welcome = g.groupProfile.description, !welcome.isEmpty {
                 let wid = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                          content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
                 items.append(try groupItem(m.groupId, wid))
@@ -260,7 +262,7 @@ extension ChatController {
     func groupLinkRequest(_ link: Row, invitationId: String, _ msg: ChatMessage?) async throws(ChatError) {
         let groupId: Int64 = link["group_id"]
         let (user, g) = try groupContext(groupId)
-        guard case .contact(let profile, _, _, let requestMsg)? = msg?.event else {
+        guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = msg?.event else {
             return reportMessageError(g, "group link request without a profile")
         }
         if requestMsg != nil { return reportMessageError(g, "group link request with a message") }
@@ -303,6 +305,7 @@ extension ChatController {
                 at: Self.now)
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
                                           viaGroupLinkId: link["group_link_id"] as String, at: Self.now)
+            if let welcomeMsgId { try db.setMemberWelcomeId(gmId, welcomeMsgId.base64url) }
             return gmId
         }
         let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,

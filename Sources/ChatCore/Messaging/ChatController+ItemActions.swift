@@ -18,13 +18,18 @@ extension ChatController {
             let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
             let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
         else { throw .error(errorType: .invalidChatItemUpdate) }
-        if current == updated.msgContent {
+        // Group mentions are checked as for a new message and replace the item's (issue 13).
+        var mentions: (wire: [String: MsgMention], stored: [String: String]) = ([:], [:])
+        if case .group(let g) = target { mentions = try sndMentions(g, text: updated.msgContent.text, updated.mentions) }
+        let currentMentions = try store.read { db in try db.itemMentions(itemId) }
+        if current == updated.msgContent && currentMentions == mentions.stored {
             return .chatItemNotChanged(user: user, chatItem: try targetItem(target, itemId))
         }
-        try await sendTargetEvent(target, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
+        try await sendTargetEvent(target, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent, mentions: mentions.wire)))
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
             try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
+            if let groupId = target.groupId { try db.setItemMentions(itemId, groupId: groupId, mentions.stored, userMention: false) }
         }
         return .chatItemUpdated(user: user, chatItem: try targetItem(target, itemId))
     }

@@ -92,10 +92,14 @@ extension ChatController {
 
     /// x.msg.update: the sender edits its message; the same content changes nothing.
     func receiveUpdate(user: User, _ source: MessageSource, _ u: ChatMsgEvent.MsgUpdate) throws(ChatError) {
-        guard let r = try senderItemRow(source, u.msgId.base64url), try itemInScope(source, u.scope, r, "x.msg.update"),
-            (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content
-        else { return }
+        guard let r = try senderItemRow(source, u.msgId.base64url), try itemInScope(source, u.scope, r, "x.msg.update") else { return }
         let itemId: Int64 = r["chat_item_id"]
+        if (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent == u.content {
+            // The same text changes nothing, unless (in a group) it names other members.
+            guard case .member = source else { return }
+            let stored = try store.read { db in try db.itemMentions(itemId) }
+            guard stored != Self.rcvMentions(text: u.content.text, u.mentions) else { return }
+        }
         let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
         try store.write { db in
             try db.updateItemContent(itemId, text: u.content.text, contentJSON: contentJSON, live: nil, at: Self.now)

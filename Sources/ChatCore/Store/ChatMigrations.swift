@@ -186,6 +186,15 @@ enum ChatMigrations {
                 ALTER TABLE group_members ADD COLUMN support_chat_last_msg_from_member_ts REAL;
                 """)
         }
+        // simplex-chat `groups.welcome_shared_msg_id`, `group_members.member_welcome_shared_msg_id`
+        // (chat version 16): the welcome a joiner showed from a group link's data, named in its
+        // request, so the host does not send it again in the history.
+        m.registerMigration("m20261125b_group_welcome_ids") { db in
+            try db.execute(sql: """
+                ALTER TABLE groups ADD COLUMN welcome_shared_msg_id TEXT;
+                ALTER TABLE group_members ADD COLUMN member_welcome_shared_msg_id TEXT;
+                """)
+        }
         return m
     }
 
