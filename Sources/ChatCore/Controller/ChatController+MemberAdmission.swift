@@ -137,8 +137,12 @@ extension ChatController {
                                             groupMemberId: groupMemberId, profile: accepted.memberProfile.profile))),
                                         text: "accepted \(accepted.localDisplayName)")
             emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+            try await notifyModeratorsOfAcceptance(g, accepted, role: role)
+            // The members it does not know yet (not the moderators it met under review).
             try await introduceToAll(g, newMember: accepted)
             try await sendHistory(g, to: accepted)
+        } else {
+            try await introduceToModerators(g, accepted)
         }
         return .memberAccepted(user: user, groupInfo: try groupInfo(groupId), member: accepted)
     }
@@ -297,5 +301,74 @@ extension ChatController {
         let last = try member(scopeGmId).supportChat?.lastMsgFromMemberTs
         if let last, last.date.timeIntervalSince1970 < itemTs { return .reset }
         return .inc(0, fromMemberTs: nil)
+    }
+}
+
+// MARK: moderators of a member under review
+
+extension ChatController {
+    /// The current moderators (and above) that can take part in support chats: version 15+, connected.
+    func reviewModerators(_ g: GroupInfo, except m: GroupMember) throws(ChatError) -> [GroupMember] {
+        try store.read { db in try self.groupMembers(db, g.groupId) }.filter { mod in
+            mod.groupMemberId != m.groupMemberId && mod.groupMemberId != g.membership.groupMemberId && mod.memberRole >= .moderator
+                && mod.memberStatus.isCurrent && mod.activeConn?.connStatus == .ready
+                && ((try? memberVRange(mod.groupMemberId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupKnocking } == true
+        }
+    }
+
+    /// simplex-chat `introduceToModerators`: a member held for review is told so (x.grp.link.acpt
+    /// `pending_review`, to 15+) and introduced to the group's moderators only, who get it
+    /// announced with its scope (x.grp.mem.new `scope`) and can then talk in its support chat.
+    func introduceToModerators(_ g: GroupInfo, _ m: GroupMember) async throws(ChatError) {
+        guard let mid = MemberId(base64url: m.memberId) else { return }
+        if let v = try memberVRange(m.groupMemberId), v.max >= ChatProtocolVersion.groupKnocking {
+            do { try await sendToMember(m.groupMemberId, .grpLinkAcpt(acceptance: .pendingReview, role: m.memberRole, memberId: mid)) } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+        let moderators = try reviewModerators(g, except: m)
+        guard !moderators.isEmpty else { return }
+        try await introduceToAll(g, newMember: m, only: Set(moderators.map(\.groupMemberId)), scope: .member(memberId: mid))
+    }
+
+    /// The moderators a member under review was introduced to learn that it was admitted
+    /// (x.grp.link.acpt naming it), so they record it as a member too.
+    func notifyModeratorsOfAcceptance(_ g: GroupInfo, _ m: GroupMember, role: GroupMemberRole) async throws(ChatError) {
+        guard let mid = MemberId(base64url: m.memberId) else { return }
+        let introduced = try reviewModerators(g, except: m).filter { mod in
+            (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
+        }
+        for mod in introduced {
+            do { try await sendToMember(mod.groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+    }
+
+    /// x.grp.mem.new with the new member's own scope, to us as a moderator (simplex-chat `xGrpMemNew`):
+    /// the member is recorded pending review; the announcement and a "wants to join" item open its
+    /// support chat here.
+    func reviewedMemberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
+        let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .pendingReview, invitedBy: sender.groupMemberId)
+        let m = try member(gmId)
+        var added = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Self.now,
+                                text: "added \(m.localDisplayName)",
+                                contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(
+                                    type: "memberAdded", fields: .member(groupMemberId: gmId, profile: m.memberProfile.profile)))),
+                                statusJSON: try json(CIStatus.rcvNew))
+        added.scopeMemberGmId = gmId
+        var review = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Self.now,
+                                 text: "new member wants to join the group",
+                                 contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
+                                 statusJSON: try json(CIStatus.rcvNew))
+        review.scopeMemberGmId = gmId
+        let (addedId, reviewId) = try store.write { db -> (Int64, Int64) in
+            let a = try db.insertChatItem(added, at: Self.now)
+            let r = try db.insertChatItem(review, at: Self.now)
+            try db.updateSupportChatStats(gmId, unread: 2, mentions: 0, attention: .inc(0, fromMemberTs: nil), at: Self.now)
+            return (a, r)
+        }
+        emit(.joinedGroupMemberConnecting(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender, member: try member(gmId)))
+        emit(.newChatItems(user: user, chatItems: [try supportItem(g, addedId, scopeGmId: gmId), try supportItem(g, reviewId, scopeGmId: gmId)]))
     }
 }

@@ -38,8 +38,10 @@ extension ChatController {
     /// Stores a received x.msg.new once (by its sender and shared ID), with its quote and timer.
     /// A blocked member's message is kept, marked blocked; a contact's message using a feature
     /// the contact may not use (`rejected`) becomes a rejected-feature item.
+    /// `support`: the member support chat it goes to (chat version 15) and how it changes that chat's attention count.
     func storeReceivedItem(user: User, _ source: MessageSource, meta: MsgMeta, itemTs: Double, shared: String?,
-                           _ container: MsgContainer, rejected: ChatFeature? = nil) throws(ChatError) -> Int64? {
+                           _ container: MsgContainer, rejected: ChatFeature? = nil,
+                           support: (scopeGmId: Int64, attention: SupportAttention)? = nil) throws(ChatError) -> Int64? {
         let content = rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content)
         let contentJSON = try json(content)
         let newStatus = try json(CIStatus.rcvNew)
@@ -66,6 +68,7 @@ extension ChatController {
             item.quotedSent = container.quote.map { _ in item.quotedMemberId == g.membership.memberId }
             item.mentions = Self.rcvMentions(text: container.content.text, container.mentions)
             item.userMention = Self.mentionsUser(g, mentions: item.mentions, quotedMemberId: item.quotedMemberId)
+            item.scopeMemberGmId = support?.scopeGmId
             if sender.blockedByAdmin {
                 item.deletedJSON = try json(CIDeleted.blockedByAdmin(deletedTs: Self.ts(now)))
             } else if !sender.memberSettings.showMessages {
@@ -86,7 +89,11 @@ extension ChatController {
                         : item.quotedMemberId.flatMap { try db.memberGroupItemId(g.groupId, memberId: $0, sharedMsgId: qid) }
                 }
             }
-            return try db.insertChatItem(item, at: now)
+            let id = try db.insertChatItem(item, at: now)
+            if let support {
+                try db.updateSupportChatStats(support.scopeGmId, unread: 1, mentions: item.userMention ? 1 : 0, attention: support.attention, at: now)
+            }
+            return id
         }
     }
 
