@@ -110,6 +110,26 @@ private func scopeOf(_ e: [String: Any]) -> String? {
         #expect((refusedReact["errorMessage"] as? String)?.contains("x.msg.react") == true, "\(refusedReact)")
         #expect(try await alice.c.testCount("SELECT count(*) FROM chat_item_reactions") == 0)
 
+        // Our own edits, reactions and deletions in a support chat go with its scope; from the main
+        // chat its items are not found (they would reach the whole group).
+        let answerId = try await alice.c.testCount("SELECT chat_item_id FROM chat_items WHERE item_text = 'tell me more'")
+        _ = try await alice.cmdError(#"/_update item #\#(t.g) \#(answerId) json {"msgContent":{"type":"text","text":"leak"}}"#)
+        _ = try await alice.cmdError(#"/_reaction #\#(t.g) \#(answerId) on {"type":"emoji","emoji":"👍"}"#)
+        _ = try await alice.cmdError(#"/_send #\#(t.g) json [{"quotedItemId":\#(answerId),"msgContent":{"type":"text","text":"quoting"}}]"#)
+        try await alice.cmd(#"/_update item #\#(t.g)(_support:\#(t.bobGm)) \#(answerId) json {"msgContent":{"type":"text","text":"tell me more, please"}}"#)
+        let bobSees = try await bob.event("chatItemUpdated")
+        let bobSeesItem = bobSees["chatItem"] as? [String: Any]
+        #expect(((bobSeesItem?["chatItem"] as? [String: Any])?["meta"] as? [String: Any])?["itemText"] as? String == "tell me more, please")
+        #expect((((bobSeesItem?["chatInfo"] as? [String: Any])?["groupChatScope"] as? [String: Any])?["type"] as? String) == "memberSupport")
+        let answerAtBob = try await bob.c.testCount("SELECT chat_item_id FROM chat_items WHERE item_text = 'tell me more, please'")
+        try await bob.cmd(#"/_reaction #\#(t.bg)(_support) \#(answerAtBob) on {"type":"emoji","emoji":"👍"}"#)
+        try await alice.event("chatItemReaction")
+        #expect(try await alice.c.testCount("SELECT count(*) FROM chat_item_reactions") == 1)
+        let askedAtBob = try await bob.c.testCount("SELECT chat_item_id FROM chat_items WHERE item_text = '@alice may I join?'")
+        try await bob.cmd("/_delete item #\(t.bg)(_support) \(askedAtBob) broadcast")
+        let deleted = try await alice.event("chatItemsDeleted")
+        #expect(String(describing: deleted).contains("edited inside"))
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()

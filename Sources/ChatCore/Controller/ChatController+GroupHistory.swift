@@ -72,6 +72,10 @@ extension ChatController {
         }
         guard let authorId = MemberId(base64url: author.memberId) else { return [] }
         var container = MsgContainer(content: content, file: file?.0, ttl: r["timed_ttl"])
+        // The item's mentions go with it (issue 13).
+        for (name, memberId) in try store.read({ db in try db.itemMentions(r["chat_item_id"]) }) {
+            if let id = MemberId(base64url: memberId) { container.mentions[name] = MsgMention(memberId: id) }
+        }
         if let quotedContent = r["quoted_content"] as String?, let sentAt = r["quoted_sent_at"] as Double? {
             let quotedMember = (r["quoted_member_id"] as String?).flatMap { MemberId(base64url: $0) }
             let ref = MsgRef(msgId: (r["quoted_shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }, sentAt: Self.ts(sentAt),

@@ -126,8 +126,8 @@ extension ChatController {
         default:
             throw .error(errorType: .commandError(message: "member is not pending"))
         }
-        let acceptance: GroupAcceptance = toReview ? .pendingReview : .accepted
-        try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: acceptance, role: role, memberId: mid))
+        // To review: `introduceToModerators` below tells the member (x.grp.link.acpt pending_review).
+        if !toReview { try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) }
         let status: GroupMemberStatus = toReview ? .pendingReview : .connected
         try store.write { db in try db.setMemberRoleAndStatus(groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now) }
         let accepted = try member(groupMemberId)
@@ -201,10 +201,7 @@ extension ChatController {
         guard !messages.contains(where: { $0.fileSource != nil }) else {
             throw .error(errorType: .commandError(message: "files in support chats are not supported"))
         }
-        let recipients = try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
-            m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
-                && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
-        }
+        let recipients = try supportRecipients(g, scopeGmId: scopeGmId)
         // Our message answers the member (a moderator's view): its attention count is cleared.
         let attention: SupportAttention = scopeGmId == g.membership.groupMemberId ? .inc(0, fromMemberTs: nil) : .reset
         var items: [AChatItem] = []
@@ -218,8 +215,7 @@ extension ChatController {
             try addMentions(&p, g, composed.mentions)
             p.container.scope = .member(memberId: scopeMemberId)
             let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
-            for r in recipients {
-                guard let conn = r.activeConn?.agentConnId else { continue }
+            for conn in recipients {
                 do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
             }
             p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
@@ -370,5 +366,110 @@ extension ChatController {
         }
         emit(.joinedGroupMemberConnecting(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender, member: try member(gmId)))
         emit(.newChatItems(user: user, chatItems: [try supportItem(g, addedId, scopeGmId: gmId), try supportItem(g, reviewId, scopeGmId: gmId)]))
+    }
+}
+
+// MARK: edits, deletions and reactions in support chats
+
+extension ChatController {
+    /// Items of a member support chat are never acted on from the main chat: an edit, deletion,
+    /// reaction, quote or forward there would reach the whole group.
+    func assertMainChatItem(_ r: Row) throws(ChatError) {
+        guard (r["group_scope_group_member_id"] as Int64?) == nil else {
+            throw .errorStore(storeError: .chatItemNotFound(itemId: r["chat_item_id"]))
+        }
+    }
+
+    /// The connections a support chat's messages go to: the member whose chat it is, and the
+    /// moderators (and above) we are connected to.
+    func supportRecipients(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [String] {
+        try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
+            m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
+                && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
+        }.compactMap { $0.activeConn?.agentConnId }
+    }
+
+    func sendSupportEvent(_ g: GroupInfo, scopeGmId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
+        let body = try chatMessage(event)
+        for conn in try supportRecipients(g, scopeGmId: scopeGmId) {
+            do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+        }
+    }
+
+    /// A support chat's item by ID, with the chat's group and scope.
+    func supportItemRow(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, GroupInfo, scopeGmId: Int64, MsgScope, Row) {
+        guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
+        let (user, g) = try groupContext(ref.chatId)
+        let scopeGmId = try supportScopeGmId(g, scope)
+        guard let memberId = MemberId(base64url: try member(scopeGmId).memberId),
+              let r = try store.read({ db in try db.groupItemRow(itemId, groupId: g.groupId) }),
+              (r["group_scope_group_member_id"] as Int64?) == scopeGmId else {
+            throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
+        }
+        return (user, g, scopeGmId, .member(memberId: memberId), r)
+    }
+
+    /// `/_update item #<g>(_support[:<id>]) ...`: x.msg.update with the chat's scope, to its members.
+    func updateSupportItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
+        let (user, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+        guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
+              let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
+              let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
+        else { throw .error(errorType: .invalidChatItemUpdate) }
+        let mentions = try sndMentions(g, text: updated.msgContent.text, updated.mentions)
+        if current == updated.msgContent, try store.read({ db in try db.itemMentions(itemId) }) == mentions.stored {
+            return .chatItemNotChanged(user: user, chatItem: try supportItem(g, itemId, scopeGmId: scopeGmId))
+        }
+        try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgUpdate(ChatMsgEvent.MsgUpdate(
+            msgId: shared, content: updated.msgContent, mentions: mentions.wire, scope: scope)))
+        let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
+        try store.write { db in
+            try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
+            try db.setItemMentions(itemId, groupId: g.groupId, mentions.stored, userMention: false)
+        }
+        return .chatItemUpdated(user: user, chatItem: try supportItem(g, itemId, scopeGmId: scopeGmId))
+    }
+
+    /// `/_delete item #<g>(_support[:<id>]) ...`: for us, or (our own messages) for everyone with x.msg.del and the scope.
+    func deleteSupportItems(_ ref: ChatRef, _ itemIds: [Int64], mode: CIDeleteMode) async throws(ChatError) -> ChatResponse {
+        guard !itemIds.isEmpty else { throw .error(errorType: .commandError(message: "no items")) }
+        var user: User?
+        var deletions: [ChatItemDeletion] = []
+        for itemId in itemIds {
+            let (u, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+            user = u
+            let before = try supportItem(g, itemId, scopeGmId: scopeGmId)
+            cancelItemFile(itemId, deleteLocal: mode == .internal)
+            if mode == .internal {
+                try store.write { db in try db.deleteChatItem(itemId) }
+                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
+                continue
+            }
+            if mode == .broadcast {
+                guard let shared = broadcastDeletable(r, before.chatItem) else { throw .error(errorType: .invalidChatItemDelete) }
+                try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, scope: scope))
+            }
+            try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .group))
+            deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try supportItem(g, itemId, scopeGmId: scopeGmId)))
+        }
+        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
+        return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
+    }
+
+    /// `/_reaction #<g>(_support[:<id>]) ...`: x.msg.react with the scope, naming the item's author.
+    func reactInSupportChat(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
+        let (user, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+        guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
+            throw .error(errorType: .commandError(message: "this item cannot have reactions"))
+        }
+        let author = try itemAuthorMemberId(.group(g), r).flatMap { MemberId(base64url: $0) }
+        let reactionJSON = try json(reaction)
+        let present = try store.read { db in try db.hasReaction(itemId, reactionJSON, sent: true) }
+        guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
+        try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgReact(msgId: shared, memberId: author, scope: scope, reaction: reaction, add: add))
+        try setReaction(itemId, reactionJSON, sent: true, add: add)
+        let item = try supportItem(g, itemId, scopeGmId: scopeGmId)
+        let cr = CIReaction(chatDir: .groupSnd, chatItem: item.chatItem, sentAt: Self.ts(Self.now), reaction: reaction)
+        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr))
     }
 }

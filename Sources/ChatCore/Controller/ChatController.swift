@@ -232,10 +232,13 @@ public actor ChatController {
             if ref.chatType != .group, !updated.mentions.isEmpty {
                 throw .error(errorType: .commandError(message: "mentions are not supported yet"))
             }
+            if ref.chatType == .group, ref.chatScope != nil { return try await updateSupportItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
         case .apiDeleteChatItem(let ref, let itemIds, let mode):
+            if ref.chatType == .group, ref.chatScope != nil { return try await deleteSupportItems(ref, itemIds, mode: mode) }
             return try await deleteItems(ref, itemIds, mode: mode)
         case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
+            if ref.chatType == .group, ref.chatScope != nil { return try await reactInSupportChat(ref, itemId, add: add, reaction) }
             return try await react(ref, itemId, add: add, reaction)
         case .apiPlanForwardChatItems(let from, let itemIds):
             return try forwardPlan(from, itemIds)

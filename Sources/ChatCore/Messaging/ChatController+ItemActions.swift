@@ -14,6 +14,7 @@ extension ChatController {
     func updateItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
         let (user, target) = try messageTarget(ref, requiredRole: .author)
         let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
         guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
             let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
             let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
@@ -42,6 +43,7 @@ extension ChatController {
         var deletions: [ChatItemDeletion] = []
         for itemId in itemIds {
             let r = try targetItemRow(target, itemId)
+            try assertMainChatItem(r)
             let before = try targetItem(target, itemId)
             // Its file stops (issue 15); a removed item's received file goes too (`deleteCIFiles`).
             let removes = mode == .internal || (mode == .broadcast && target.fullDeleteForUser)
@@ -81,6 +83,7 @@ extension ChatController {
         let (user, target) = try messageTarget(ref, requiredRole: .author)
         try assertFeatureAllowed(target, .reactions)
         let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
         guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
             throw .error(errorType: .commandError(message: "this item cannot have reactions"))
         }
@@ -104,7 +107,9 @@ extension ChatController {
     /// An item's row and user from a direct or group chat (the source of a forward).
     func sourceItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Row) {
         let (user, target) = try messageTarget(ref, requiredRole: nil)
-        return (user, try targetItemRow(target, itemId))
+        let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
+        return (user, r)
     }
 
     /// `/_forward plan`: which of the items can be forwarded (those with message content), and

@@ -23,6 +23,7 @@ extension ChatController {
         var sndFiles: [(fileId: Int64, sharedMsgId: SharedMsgId)] = []
         do {
             for m in messages {
+                if let q = m.quotedItemId { try assertMainChatItem(try targetItemRow(target, q)) }
                 var p = try prepareItem(user: user, target, content: m.msgContent, quotedItemId: m.quotedItemId,
                                         ttl: itemTTL, live: live, forwarded: false)
                 if case .group(let g) = target { try addMentions(&p, g, m.mentions) }
