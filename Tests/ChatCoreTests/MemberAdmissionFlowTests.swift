@@ -247,6 +247,19 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         try await dan.event("newChatItems") { itemText($0) == "hi all" }
         _ = dg
 
+        // Eve, admitted later, gets the main chat's history only: nothing of Bob's support chat.
+        let eve = try await Client("eve", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        try await eve.cmd("/_connect 1 \(link)")
+        let eveJoining = try await alice.event("joinedGroupMember") { memberName($0) == "eve" }
+        let eveGm = try #require((member(eveJoining)?["groupMemberId"] as? NSNumber)?.int64Value)
+        let eg = try #require(groupId(try await eve.event("userJoinedGroup")))
+        try await alice.cmd("/_accept member #\(g) \(eveGm) member")
+        try await eve.event("newChatItems", timeout: 20) { itemText($0) == "hi all" }
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        let eveTexts = chatTexts(try await eve.cmd("/_get chat #\(eg) count=100"))
+        #expect(!eveTexts.contains("hello moderators") && !eveTexts.contains("welcome, bob"), "\(eveTexts)")
+        await eve.c.close()
+
         await relay.shutdown()
         for c in [alice, bob, carol, dan] { await c.c.close() }
     }
