@@ -130,6 +130,13 @@ private func scopeOf(_ e: [String: Any]) -> String? {
         let deleted = try await alice.event("chatItemsDeleted")
         #expect(String(describing: deleted).contains("edited inside"))
 
+        // Alice, a moderator, deletes Bob's message in his support chat for everyone.
+        try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"spam here"}}]"#)
+        let spam = try await alice.event("newChatItems") { itemText($0) == "spam here" }
+        try await alice.cmd("/_delete item #\(t.g)(_support:\(t.bobGm)) \(try #require(itemId(spam))) broadcast")
+        let moderated = try await bob.event("chatItemsDeleted")
+        #expect(String(describing: moderated).contains("spam here") && String(describing: moderated).contains("moderated"))
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()

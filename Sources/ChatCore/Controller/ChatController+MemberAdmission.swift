@@ -445,15 +445,34 @@ extension ChatController {
                 deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
                 continue
             }
+            var mark = CIDeleted.deleted(deletedTs: Self.ts(Self.now), chatType: .group)
             if mode == .broadcast {
-                guard let shared = broadcastDeletable(r, before.chatItem) else { throw .error(errorType: .invalidChatItemDelete) }
-                try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, scope: scope))
+                if let shared = broadcastDeletable(r, before.chatItem) {
+                    try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, scope: scope))
+                } else if let (shared, author) = try moderatableSupportItem(g, r) {
+                    // A moderator deletes a member's message for everyone (x.msg.del naming its author).
+                    try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, memberId: author, scope: scope))
+                    mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: g.membership)
+                } else {
+                    throw .error(errorType: .invalidChatItemDelete)
+                }
             }
-            try markDeleted(itemId, .deleted(deletedTs: Self.ts(Self.now), chatType: .group))
+            try markDeleted(itemId, mark)
             deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try supportItem(g, itemId, scopeGmId: scopeGmId)))
         }
         guard let user else { throw .error(errorType: .commandError(message: "no items")) }
         return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
+    }
+
+    /// A received support chat message we may delete for everyone: we are a moderator with a role
+    /// at least its author's (as in the main chat).
+    func moderatableSupportItem(_ g: GroupInfo, _ r: Row) throws(ChatError) -> (SharedMsgId, MemberId)? {
+        guard !(r["item_sent"] as Bool), r["item_deleted"] as String? == nil, g.membership.memberRole >= .moderator,
+              let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
+              let authorGm = r["group_member_id"] as Int64? else { return nil }
+        let author = try member(authorGm)
+        guard g.membership.memberRole >= author.memberRole, let authorId = MemberId(base64url: author.memberId) else { return nil }
+        return (shared, authorId)
     }
 
     /// `/_reaction #<g>(_support[:<id>]) ...`: x.msg.react with the scope, naming the item's author.
