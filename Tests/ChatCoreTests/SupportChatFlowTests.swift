@@ -43,6 +43,8 @@ private func scopeOf(_ e: [String: Any]) -> String? {
         // The review item opens Bob's support chat at Alice: one unread item needing attention.
         var counters = supportChat(try await Self.bobAtAlice(alice, t.g))
         #expect(count(counters, "unread") == 1 && count(counters, "memberAttention") == 1 && count(counters, "mentions") == 0, "\(String(describing: counters))")
+        let info = try await alice.cmd("/_members #\(t.g)")["group"].flatMap { ($0 as? [String: Any])?["groupInfo"] as? [String: Any] }
+        #expect((info?["membersRequireAttention"] as? NSNumber)?.intValue == 1)
 
         // Bob asks, mentioning Alice: unread, attention and mentions grow, his last message time is kept.
         let asked = try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"@alice may I join?"},"mentions":{"alice":\#(t.aliceAtBob)}}]"#)

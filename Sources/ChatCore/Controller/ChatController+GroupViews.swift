@@ -78,6 +78,7 @@ extension ChatController {
             info.businessChat = BusinessChatInfo(chatType: type, businessId: businessId, customerId: customerId)
         }
         info.customData = (g["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
+        info.membersRequireAttention = try db.membersRequireAttention(groupId: groupId)
         if let full = g["prepared_conn_link"] as String? {
             let started: Bool = g["prepared_started"]
             info.preparedGroup = PreparedGroup(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: g["prepared_short_link"]),

@@ -79,3 +79,16 @@ extension Database {
             """).execute(arguments: [read, groupId, new])
     }
 }
+
+extension Database {
+    /// Members a moderator should look at (GroupInfo.membersRequireAttention, simplex-chat
+    /// `gmRequiresAttention`): pending approval or review, or with support chat messages that need
+    /// an answer or mention us. Counted when read rather than kept as a counter.
+    func membersRequireAttention(groupId: Int64) throws -> Int {
+        try Int.fetchOne(cachedStatement(sql: """
+            SELECT count(*) FROM group_members WHERE group_id = ? AND member_category <> 'user'
+              AND (member_status IN ('pending_approval', 'pending_review')
+                OR support_chat_items_member_attention > 0 OR support_chat_items_mentions > 0)
+            """), arguments: [groupId]) ?? 0
+    }
+}
