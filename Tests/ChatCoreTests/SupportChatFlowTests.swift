@@ -139,6 +139,21 @@ private func scopeOf(_ e: [String: Any]) -> String? {
         let moderated = try await bob.event("chatItemsDeleted")
         #expect(String(describing: moderated).contains("spam here") && String(describing: moderated).contains("moderated"))
 
+        // x.grp.mem.new with a scope goes to moderators only, and names the announced member: Bob (not
+        // a moderator) refuses both forms, and no member is added.
+        let aliceToBob = try #require(try await alice.c.testString(
+            "SELECT agent_conn_id FROM connections WHERE group_member_id = \(t.bobGm) AND conn_status = 'ready'"))
+        let membersBefore = try await bob.c.testCount("SELECT count(*) FROM group_members")
+        for scope in [MsgScope.member(memberId: MemberId.random()), nil] {
+            let info = MemberInfo(memberId: MemberId.random(), memberRole: .member, profile: Profile(displayName: "stranger"))
+            let announce = ChatMessage(chatVRange: Self.v16, msgId: .random(),
+                                       event: .grpMemNew(info, scope: scope ?? .member(memberId: info.memberId)))
+            _ = try await alice.c.sendToAgent(aliceToBob, try announce.encoded())
+            let refused = try await bob.event("messageError")
+            #expect((refused["errorMessage"] as? String)?.contains("x.grp.mem.new with a scope") == true, "\(refused)")
+        }
+        #expect(try await bob.c.testCount("SELECT count(*) FROM group_members") == membersBefore)
+
         await relay.shutdown()
         await alice.c.close()
         await bob.c.close()
