@@ -131,6 +131,7 @@ import Testing
         let infoV = MemberInfo(memberId: memberId, memberRole: .owner, v: "1-16", profile: fullProfile)
         out.append(.grpMemNew(info))
         out.append(.grpMemNew(infoV))
+        out.append(.grpMemNew(info, scope: .member(memberId: memberId)))
         out.append(.grpMemIntro(info, restrictions: nil))
         out.append(.grpMemIntro(infoV, restrictions: MemberRestrictions(restriction: .blocked)))
         out.append(.grpMemInv(memberId: memberId, intro: IntroInvitation(groupConnReq: link)))

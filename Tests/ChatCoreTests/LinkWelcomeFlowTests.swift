@@ -59,4 +59,36 @@ private func texts(_ r: [String: Any]) -> [String] {
         await alice.c.close()
         await bob.c.close()
     }
+
+    /// A prepared group shows its description (the welcome) from the link's data; its join request
+    /// names that item (`welcomeMsgId`), so the host leaves the welcome out of the history and the
+    /// joiner makes no local copy at connection: one welcome, whether the group keeps history or not.
+    @Test func preparedGroupShowsTheWelcomeOnce() async throws {
+        let dir = NSTemporaryDirectory() + "group-welcome-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let v16 = VersionRange(1...16)
+        let alice = try await Client("alice", dir: dir, server: server) { $0.chatVRange = v16 }
+        for (i, history) in [true, false].enumerated() {
+            let prefs = history ? "" : #","groupPreferences":{"history":{"enable":"off"}}"#
+            let created = try await alice.cmd(#"/_group 1 {"displayName":"club\#(i)","fullName":"","description":"welcome to club\#(i)"\#(prefs)}"#)
+            let g = try #require(((created["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+            try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"earlier news \#(i)"}}]"#)
+            let linkRes = try await alice.cmd("/_create link #\(g) member")
+            let link = try #require(((linkRes["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+            let joiner = try await Client("joiner\(i)", dir: dir, server: server) { $0.chatVRange = v16 }
+            let prepared = try await joiner.cmd(#"/_prepare group 1 \#(link) {"groupProfile":{"displayName":"club\#(i)","fullName":"","description":"welcome to club\#(i)"}}"#)
+            let pg = try #require(((((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])?["groupId"] as? NSNumber)?.int64Value)
+            #expect(texts(prepared) == ["welcome to club\(i)"])
+            try await joiner.cmd("/_connect group #\(pg)")
+            try await joiner.event("userJoinedGroup")
+            if history { try await joiner.event("newChatItems") { itemText($0) == "earlier news \(i)" } }
+            try await Task.sleep(nanoseconds: 1_500_000_000)
+            let chat = texts(try await joiner.cmd("/_get chat #\(pg) count=50"))
+            #expect(chat.filter { $0 == "welcome to club\(i)" }.count == 1, "one welcome (history \(history)): \(chat)")
+            await joiner.c.close()
+        }
+        await relay.shutdown()
+        await alice.c.close()
+    }
 }

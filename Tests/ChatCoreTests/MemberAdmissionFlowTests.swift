@@ -183,4 +183,92 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         await alice.c.close()
         await bob.c.close()
     }
+
+    /// simplex-chat `introduceToModerators`: a member held for review meets the group's moderators
+    /// (announced to them with its scope, x.grp.mem.new `scope`), talks with them in its support
+    /// chat, and once admitted is introduced to the others only.
+    @Test func moderatorsMeetTheMemberUnderReview() async throws {
+        let dir = NSTemporaryDirectory() + "admission-mods-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let carol = try await Client("carol", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let bob = try await Client("bob", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let dan = try await Client("dan", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        let g = try #require(groupId(try await alice.cmd(#"/_group 1 {"displayName":"club","fullName":""}"#)))
+        let created = try await alice.cmd("/_create link #\(g) member")
+        let link = try #require(((created["groupLink"] as? [String: Any])?["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+
+        // Carol (a moderator) and Dan (a member) join before the group starts reviewing members.
+        try await carol.cmd("/_connect 1 \(link)")
+        let carolJoined = try await alice.event("joinedGroupMember") { memberName($0) == "carol" }
+        let carolGm = try #require((member(carolJoined)?["groupMemberId"] as? NSNumber)?.int64Value)
+        let cg = try #require(groupId(try await carol.event("userJoinedGroup")))
+        try await dan.cmd("/_connect 1 \(link)")
+        try await alice.event("joinedGroupMember") { memberName($0) == "dan" }
+        let dg = try #require(groupId(try await dan.event("userJoinedGroup")))
+        try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "dan" }
+        try await alice.cmd("/_member role #\(g) \(carolGm) moderator")
+        try await alice.cmd(#"/_group_profile #\#(g) {"displayName":"club","fullName":"","memberAdmission":{"review":"all"}}"#)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+
+        // Bob is held for review: announced to Carol only, with his scope.
+        try await bob.cmd("/_connect 1 \(link)")
+        try await alice.event("joinedGroupMember") { memberName($0) == "bob" }
+        let bg = try #require(groupId(try await bob.event("userJoinedGroup")))
+        let announced = try await carol.event("joinedGroupMemberConnecting", timeout: 20) { memberName($0) == "bob" }
+        #expect(member(announced)?["memberStatus"] as? String == "pending_review")
+        let bobAtCarol = try #require((member(announced)?["groupMemberId"] as? NSNumber)?.int64Value)
+        let opened = try await carol.event("newChatItems") { scopeOf($0) == "bob" }
+        #expect(((opened["chatItems"] as? [[String: Any]]) ?? []).count == 2)
+        try await carol.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
+        try await bob.event("connectedToGroupMember", timeout: 20) { memberName($0) == "carol" }
+        #expect(chatTexts(try await carol.cmd("/_get chat #\(cg) count=50")).allSatisfy { !$0.contains("bob") }, "not in carol's main chat")
+
+        // The support chat now has three parties.
+        try await bob.cmd(#"/_send #\#(bg)(_support) json [{"msgContent":{"type":"text","text":"hello moderators"}}]"#)
+        #expect(scopeOf(try await alice.event("newChatItems") { itemText($0) == "hello moderators" }) == "bob")
+        #expect(scopeOf(try await carol.event("newChatItems") { itemText($0) == "hello moderators" }) == "bob")
+        try await carol.cmd(#"/_send #\#(cg)(_support:\#(bobAtCarol)) json [{"msgContent":{"type":"text","text":"welcome, bob"}}]"#)
+        #expect(scopeOf(try await bob.event("newChatItems") { itemText($0) == "welcome, bob" }) == "")
+        #expect(scopeOf(try await alice.event("newChatItems") { itemText($0) == "welcome, bob" }) == "bob")
+        let counters = (try await carol.cmd("/_members #\(cg)")["group"] as? [String: Any]).flatMap { ($0["members"] as? [[String: Any]])?.first {
+            (($0["memberProfile"] as? [String: Any])?["displayName"] as? String) == "bob" } }?["supportChat"] as? [String: Any]
+        #expect((counters?["unread"] as? NSNumber)?.intValue == 3, "\(String(describing: counters))")
+
+        // Admitted: Carol records it; Dan meets Bob now (Carol is not introduced twice).
+        try await alice.cmd("/_accept member #\(g) \(try #require(await bobGm(alice, g))) member")
+        try await bob.event("userJoinedGroup") { membershipStatus($0) == "connected" }
+        try await dan.event("connectedToGroupMember", timeout: 20) { memberName($0) == "bob" }
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        #expect(try await carol.cmd("/_members #\(cg)").description.contains("pending_review") == false)
+        try await bob.cmd(#"/_send #\#(bg) json [{"msgContent":{"type":"text","text":"hi all"}}]"#)
+        #expect(scopeOf(try await carol.event("newChatItems") { itemText($0) == "hi all" }) == nil)
+        try await dan.event("newChatItems") { itemText($0) == "hi all" }
+        _ = dg
+
+        // Eve, admitted later, gets the main chat's history only: nothing of Bob's support chat.
+        let eve = try await Client("eve", dir: dir, server: server) { $0.chatVRange = Self.v16 }
+        try await eve.cmd("/_connect 1 \(link)")
+        let eveJoining = try await alice.event("joinedGroupMember") { memberName($0) == "eve" }
+        let eveGm = try #require((member(eveJoining)?["groupMemberId"] as? NSNumber)?.int64Value)
+        let eg = try #require(groupId(try await eve.event("userJoinedGroup")))
+        try await alice.cmd("/_accept member #\(g) \(eveGm) member")
+        try await eve.event("newChatItems", timeout: 20) { itemText($0) == "hi all" }
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        let eveTexts = chatTexts(try await eve.cmd("/_get chat #\(eg) count=100"))
+        #expect(!eveTexts.contains("hello moderators") && !eveTexts.contains("welcome, bob"), "\(eveTexts)")
+        await eve.c.close()
+
+        await relay.shutdown()
+        for c in [alice, bob, carol, dan] { await c.c.close() }
+    }
+
+    private func bobGm(_ alice: Client, _ g: Int64) async throws -> Int64? {
+        let r = try await alice.cmd("/_members #\(g)")
+        let bob = ((r["group"] as? [String: Any])?["members"] as? [[String: Any]])?.first {
+            (($0["memberProfile"] as? [String: Any])?["displayName"] as? String) == "bob"
+        }
+        return (bob?["groupMemberId"] as? NSNumber)?.int64Value
+    }
 }

@@ -25,7 +25,10 @@ extension ChatController {
             }
         }
         if !errors.isEmpty { emit(.chatErrors(chatErrors: errors)) }
-        if v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome, let welcome = g.groupProfile.description, !welcome.isEmpty {
+        // A joiner that named the welcome it shows from the link's data does not get it again
+        // (simplex-chat `sendHistory` with the member's welcome ID).
+        let shownFromLink = try store.read { db in try db.memberWelcomeId(m.groupMemberId) } != nil
+        if v.max >= ChatProtocolVersion.groupHistoryIncludeWelcome, !shownFromLink, let welcome = g.groupProfile.description, !welcome.isEmpty {
             events.append(.msgNew(MsgContainer(content: .text(welcome))))
         }
         try await sendToMember(m.groupMemberId, events)
@@ -69,6 +72,10 @@ extension ChatController {
         }
         guard let authorId = MemberId(base64url: author.memberId) else { return [] }
         var container = MsgContainer(content: content, file: file?.0, ttl: r["timed_ttl"])
+        // The item's mentions go with it (issue 13).
+        for (name, memberId) in try store.read({ db in try db.itemMentions(r["chat_item_id"]) }) {
+            if let id = MemberId(base64url: memberId) { container.mentions[name] = MsgMention(memberId: id) }
+        }
         if let quotedContent = r["quoted_content"] as String?, let sentAt = r["quoted_sent_at"] as Double? {
             let quotedMember = (r["quoted_member_id"] as String?).flatMap { MemberId(base64url: $0) }
             let ref = MsgRef(msgId: (r["quoted_shared_msg_id"] as String?).flatMap { SharedMsgId(base64url: $0) }, sentAt: Self.ts(sentAt),

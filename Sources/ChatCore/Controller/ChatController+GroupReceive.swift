@@ -131,7 +131,9 @@ extension ChatController {
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
                 && ((try? memberVRange(gmId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupHistoryIncludeWelcome } == true
-            if !waiting, !expectHistory, let welcome = g.groupProfile.description, !welcome.isEmpty {
+            // A prepared group shows the welcome from the link's data already (chat version 16).
+            let shownFromLink = try store.read { db in try db.groupWelcomeId(m.groupId) } != nil
+            if !waiting, !expectHistory, !shownFromLink, let welcome = g.groupProfile.description, !welcome.isEmpty {
                 let wid = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                          content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
                 items.append(try groupItem(m.groupId, wid))
@@ -146,16 +148,21 @@ extension ChatController {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             if pending {
-                // Held: no introductions or history until admitted (`/_accept member`); a member
-                // for review gets an item in its support chat.
+                // Held: no history until admitted (`/_accept member`); a member for review gets an
+                // item in its support chat and is introduced to the moderators.
                 if m.memberStatus == .pendingReview {
                     var item = NewChatItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, itemTs: Self.now,
                                            text: "new member wants to join the group",
                                            contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
                                            statusJSON: try json(CIStatus.rcvNew))
                     item.scopeMemberGmId = gmId
-                    let reviewId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+                    let reviewId = try store.write { db -> Int64 in
+                        let id = try db.insertChatItem(item, at: Self.now)
+                        try db.updateSupportChatStats(gmId, unread: 1, mentions: 0, attention: .inc(1, fromMemberTs: nil), at: Self.now)
+                        return id
+                    }
                     emit(.newChatItems(user: user, chatItems: [try supportItem(g, reviewId, scopeGmId: gmId)]))
+                    try await introduceToModerators(g, m)
                 }
                 return
             }
@@ -179,19 +186,25 @@ extension ChatController {
 
     /// The host's side of a new member joining: x.grp.mem.new to each current member and, to the
     /// new member, one x.grp.mem.intro per existing member.
-    func introduceToAll(_ g: GroupInfo, newMember m: GroupMember) async throws(ChatError) {
+    /// `only`: the members to introduce (moderators, for a member under review, announced with its
+    /// `scope`); members it was introduced to before are skipped (simplex-chat `introduceToRemaining`).
+    func introduceToAll(_ g: GroupInfo, newMember m: GroupMember, only: Set<Int64>? = nil,
+                        scope: MsgScope? = nil) async throws(ChatError) {
         guard let newId = MemberId(base64url: m.memberId) else { return }
         let newInfo = MemberInfo(memberId: newId, memberRole: m.memberRole, v: memberVRangeText(m.groupMemberId), profile: redacted(m.memberProfile.profile))
-        let others = try store.read { db in try self.groupMembers(db, g.groupId) }.filter {
-            $0.groupMemberId != m.groupMemberId && $0.memberStatus.isCurrent && $0.activeConn?.connStatus == .ready
-        }
+        let others = try store.read { db in
+            try self.groupMembers(db, g.groupId).filter {
+                try $0.groupMemberId != m.groupMemberId && $0.memberStatus.isCurrent && $0.activeConn?.connStatus == .ready
+                    && !db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: $0.groupMemberId)
+            }
+        }.filter { only?.contains($0.groupMemberId) ?? true }
         var intros: [ChatMsgEvent] = []
         for other in others {
             guard let otherId = MemberId(base64url: other.memberId) else { continue }
             try store.write { db in
                 try db.insertIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: other.groupMemberId, at: Self.now)
             }
-            try? await sendToMember(other.groupMemberId, .grpMemNew(newInfo))
+            try? await sendToMember(other.groupMemberId, .grpMemNew(newInfo, scope: scope))
             let info = MemberInfo(memberId: otherId, memberRole: other.memberRole, v: memberVRangeText(other.groupMemberId), profile: redacted(other.memberProfile.profile))
             intros.append(.grpMemIntro(info, restrictions: other.blockedByAdmin ? MemberRestrictions(restriction: .blocked) : nil))
         }
@@ -267,7 +280,7 @@ extension ChatController {
     func groupLinkRequest(_ link: Row, invitationId: String, _ msg: ChatMessage?) async throws(ChatError) {
         let groupId: Int64 = link["group_id"]
         let (user, g) = try groupContext(groupId)
-        guard case .contact(let profile, _, _, let requestMsg)? = msg?.event else {
+        guard case .contact(let profile, _, let welcomeMsgId, let requestMsg)? = msg?.event else {
             return reportMessageError(g, "group link request without a profile")
         }
         if requestMsg != nil { return reportMessageError(g, "group link request with a message") }
@@ -310,6 +323,7 @@ extension ChatController {
                 at: Self.now)
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "accepted", initiated: false,
                                           viaGroupLinkId: link["group_link_id"] as String, at: Self.now)
+            if let welcomeMsgId { try db.setMemberWelcomeId(gmId, welcomeMsgId.base64url) }
             return gmId
         }
         let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,
@@ -425,15 +439,14 @@ extension ChatController {
                 return try reportInSupportChatReceived(user: user, g, sender: sender, meta: meta, itemTs: itemTs, shared: shared,
                                                        container, scopeGmId: scopeGmId)
             }
-            var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: itemTs,
-                                   text: container.content.text, contentJSON: try json(CIContent.rcvMsgContent(msgContent: container.content)),
-                                   statusJSON: try json(CIStatus.rcvNew), sharedMsgId: shared, agentMsgId: meta.agentMsgId)
-            item.scopeMemberGmId = scopeGmId
-            let itemId = try store.write { db -> Int64? in
-                if let shared, try db.hasMemberItem(g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: shared) { return nil }
-                return try db.insertChatItem(item, at: Self.now)
+            let attention = try supportAttention(g, scopeGmId: scopeGmId, sender: sender, itemTs: itemTs)
+            let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container,
+                                               support: (scopeGmId, attention))
+            let file = try itemId.flatMap { id throws(ChatError) in
+                try receivedMessageFile(container.file, userId: user.userId, contactId: nil, groupId: g.groupId, sender: sender, itemId: id, shared: shared)
             }
             if let itemId { emit(.newChatItems(user: user, chatItems: [try supportItem(g, itemId, scopeGmId: scopeGmId)])) }
+            if let file { await autoAcceptFile(file.0, size: file.1) }
             return nil
         case .grpLinkAcpt(let acceptance, let role, let memberId):
             try memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
@@ -456,14 +469,14 @@ extension ChatController {
             return author == nil ? [] : nil
         case .msgUpdate(let u):
             try receiveUpdate(user: user, .member(g, sender), u)
-        case .msgDel(let msgId, let memberId, _):
-            try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url)
-        case .msgReact(let msgId, let memberId, _, let reaction, let add):
-            try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs)
+        case .msgDel(let msgId, let memberId, let scope):
+            try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url, scope: scope)
+        case .msgReact(let msgId, let memberId, let scope, let reaction, let add):
+            try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs, scope: scope)
         case .info(let profile), .grpLinkMem(let profile):
             try updateMemberProfile(sender, profile)
-        case .grpMemNew(let info):
-            try memberAnnounced(user: user, g, by: sender, info)
+        case .grpMemNew(let info, let scope):
+            try memberAnnounced(user: user, g, by: sender, info, scope: scope)
         case .grpMemIntro(let info, let restrictions):
             try await memberIntroduced(user: user, g, by: sender, info, blocked: restrictions?.restriction == .blocked)
         case .grpMemInv(let memberId, let intro):
@@ -539,9 +552,18 @@ extension ChatController {
     }
 
     /// x.grp.mem.new: a new member joined through `sender`; it will connect to us (x.grp.mem.fwd).
-    private func memberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
+    private func memberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, scope: MsgScope? = nil) throws(ChatError) {
         try checkHostRole(sender, info)
         if info.memberId.base64url == g.membership.memberId { return }
+        // A member under review, announced to us as a moderator (chat version 15): recorded pending
+        // review, its announcement in its support chat (simplex-chat `xGrpMemNew` with a scope).
+        if case .member(let scopeId)? = scope {
+            guard scopeId == info.memberId, g.membership.memberRole >= .moderator,
+                  try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) == nil else {
+                return reportMessageError(g, "x.grp.mem.new with a scope for another member, to a non-moderator, or a known member")
+            }
+            return try reviewedMemberAnnounced(user: user, g, by: sender, info)
+        }
         let gmId: Int64
         if let existing = try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) {
             // A member first seen as the author of a forwarded message is now announced

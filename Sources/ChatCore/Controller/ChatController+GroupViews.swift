@@ -36,7 +36,7 @@ extension ChatController {
         } else {
             invitedBy = .unknown
         }
-        return GroupMember(
+        var member = GroupMember(
             groupMemberId: gmId, groupId: r["group_id"], memberId: r["member_id"],
             memberRole: GroupMemberRole(rawValue: r["member_role"]) ?? .member,
             memberCategory: GroupMemberCategory(rawValue: r["member_category"]) ?? .pre,
@@ -46,6 +46,17 @@ extension ChatController {
             memberProfile: profile, memberContactId: r["contact_id"], memberContactProfileId: profile.profileId,
             activeConn: conn.map(connection), memberChatVRange: chatVRange,
             createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]))
+        member.supportChat = Self.supportChat(r)
+        return member
+    }
+
+    /// A member's support chat counters, once the chat has items (GroupSupportChat).
+    nonisolated static func supportChat(_ r: Row) -> GroupSupportChat? {
+        guard let ts = r["support_chat_ts"] as Double? else { return nil }
+        return GroupSupportChat(chatTs: Self.ts(ts), unread: r["support_chat_items_unread"] ?? 0,
+                                memberAttention: r["support_chat_items_member_attention"] ?? 0,
+                                mentions: r["support_chat_items_mentions"] ?? 0,
+                                lastMsgFromMemberTs: (r["support_chat_last_msg_from_member_ts"] as Double?).map(Self.ts))
     }
 
     static let currentStatuses = "('introduced','intro-inv','accepted','announced','connected','complete','creator')"
@@ -67,6 +78,7 @@ extension ChatController {
             info.businessChat = BusinessChatInfo(chatType: type, businessId: businessId, customerId: customerId)
         }
         info.customData = (g["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
+        info.membersRequireAttention = try db.membersRequireAttention(groupId: groupId)
         if let full = g["prepared_conn_link"] as String? {
             let started: Bool = g["prepared_started"]
             info.preparedGroup = PreparedGroup(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: g["prepared_short_link"]),

@@ -126,8 +126,8 @@ extension ChatController {
         default:
             throw .error(errorType: .commandError(message: "member is not pending"))
         }
-        let acceptance: GroupAcceptance = toReview ? .pendingReview : .accepted
-        try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: acceptance, role: role, memberId: mid))
+        // To review: `introduceToModerators` below tells the member (x.grp.link.acpt pending_review).
+        if !toReview { try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) }
         let status: GroupMemberStatus = toReview ? .pendingReview : .connected
         try store.write { db in try db.setMemberRoleAndStatus(groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now) }
         let accepted = try member(groupMemberId)
@@ -137,8 +137,12 @@ extension ChatController {
                                             groupMemberId: groupMemberId, profile: accepted.memberProfile.profile))),
                                         text: "accepted \(accepted.localDisplayName)")
             emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+            try await notifyModeratorsOfAcceptance(g, accepted, role: role)
+            // The members it does not know yet (not the moderators it met under review).
             try await introduceToAll(g, newMember: accepted)
             try await sendHistory(g, to: accepted)
+        } else {
+            try await introduceToModerators(g, accepted)
         }
         return .memberAccepted(user: user, groupInfo: try groupInfo(groupId), member: accepted)
     }
@@ -185,35 +189,43 @@ extension ChatController {
         }
     }
 
-    /// `/_send #<groupId>(_support[:<groupMemberId>]) json [...]`: text messages in a support chat,
-    /// sent with the member's scope to the member and the group's moderators we are connected to.
+    /// `/_send #<groupId>(_support[:<groupMemberId>]) json [...]`: messages (with quotes of the same
+    /// chat and mentions) in a support chat, sent with the member's scope to the member and the
+    /// group's moderators we are connected to.
     func sendSupportMessages(_ ref: ChatRef, _ messages: [ComposedMessage]) async throws(ChatError) -> ChatResponse {
         guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
         let (user, g) = try groupContext(ref.chatId)
         let scopeGmId = try supportScopeGmId(g, scope)
         let scopeMember = try member(scopeGmId)
         guard let scopeMemberId = MemberId(base64url: scopeMember.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
-        guard !messages.contains(where: { $0.fileSource != nil || $0.quotedItemId != nil }) else {
-            throw .error(errorType: .commandError(message: "files and quotes in support chats are not supported"))
+        guard !messages.contains(where: { $0.fileSource != nil }) else {
+            throw .error(errorType: .commandError(message: "files in support chats are not supported"))
         }
-        let recipients = try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
-            m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
-                && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
-        }
+        let recipients = try supportRecipients(g, scopeGmId: scopeGmId)
+        // Our message answers the member (a moderator's view): its attention count is cleared.
+        let attention: SupportAttention = scopeGmId == g.membership.groupMemberId ? .inc(0, fromMemberTs: nil) : .reset
         var items: [AChatItem] = []
         for composed in messages {
-            let shared = SharedMsgId.random()
-            let container = MsgContainer(content: composed.msgContent, scope: .member(memberId: scopeMemberId))
-            let body = try chatMessage(.msgNew(container), msgId: shared)
-            for r in recipients {
-                guard let conn = r.activeConn?.agentConnId else { continue }
+            var p = try prepareItem(user: user, .group(g), content: composed.msgContent, quotedItemId: composed.quotedItemId,
+                                    ttl: nil, live: false, forwarded: false)
+            // A quote is of an item of the same support chat.
+            if let q = composed.quotedItemId, try store.read({ db in try db.itemSupportScope(q) }) != scopeGmId {
+                throw .errorStore(storeError: .chatItemNotFound(itemId: q))
+            }
+            try addMentions(&p, g, composed.mentions)
+            p.container.scope = .member(memberId: scopeMemberId)
+            let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
+            for conn in recipients {
                 do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
             }
-            var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: Self.now, text: composed.msgContent.text,
-                                   contentJSON: try json(CIContent.sndMsgContent(msgContent: composed.msgContent)),
-                                   statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)), sharedMsgId: shared.base64url)
-            item.scopeMemberGmId = scopeGmId
-            let itemId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+            p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
+            p.item.scopeMemberGmId = scopeGmId
+            let item = p.item
+            let itemId = try store.write { db -> Int64 in
+                let id = try db.insertChatItem(item, at: Self.now)
+                try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
+                return id
+            }
             items.append(try supportItem(g, itemId, scopeGmId: scopeGmId))
         }
         return .newChatItems(user: user, chatItems: items)
@@ -272,5 +284,211 @@ extension ChatController {
               let data = try? shortLinkData(addressLinkData(profile ?? user.profile.profile, Self.contactLink(row).addressSettings))
         else { return }
         _ = try? await agent.setConnShortLink(connId: addr, userData: data)
+    }
+}
+
+extension ChatController {
+    /// simplex-chat `memberAttentionChange`: in a member's support chat (seen by a moderator) the
+    /// member's own message needs attention; a moderator's message newer than the member's last
+    /// one answers it. Our own support chat counts no attention.
+    func supportAttention(_ g: GroupInfo, scopeGmId: Int64, sender: GroupMember, itemTs: Double) throws(ChatError) -> SupportAttention {
+        guard scopeGmId != g.membership.groupMemberId else { return .inc(0, fromMemberTs: nil) }
+        if scopeGmId == sender.groupMemberId { return .inc(1, fromMemberTs: itemTs) }
+        let last = try member(scopeGmId).supportChat?.lastMsgFromMemberTs
+        if let last, last.date.timeIntervalSince1970 < itemTs { return .reset }
+        return .inc(0, fromMemberTs: nil)
+    }
+}
+
+// MARK: moderators of a member under review
+
+extension ChatController {
+    /// The current moderators (and above) that can take part in support chats: version 15+, connected.
+    func reviewModerators(_ g: GroupInfo, except m: GroupMember) throws(ChatError) -> [GroupMember] {
+        try store.read { db in try self.groupMembers(db, g.groupId) }.filter { mod in
+            mod.groupMemberId != m.groupMemberId && mod.groupMemberId != g.membership.groupMemberId && mod.memberRole >= .moderator
+                && mod.memberStatus.isCurrent && mod.activeConn?.connStatus == .ready
+                && ((try? memberVRange(mod.groupMemberId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupKnocking } == true
+        }
+    }
+
+    /// simplex-chat `introduceToModerators`: a member held for review is told so (x.grp.link.acpt
+    /// `pending_review`, to 15+) and introduced to the group's moderators only, who get it
+    /// announced with its scope (x.grp.mem.new `scope`) and can then talk in its support chat.
+    func introduceToModerators(_ g: GroupInfo, _ m: GroupMember) async throws(ChatError) {
+        guard let mid = MemberId(base64url: m.memberId) else { return }
+        if let v = try memberVRange(m.groupMemberId), v.max >= ChatProtocolVersion.groupKnocking {
+            do { try await sendToMember(m.groupMemberId, .grpLinkAcpt(acceptance: .pendingReview, role: m.memberRole, memberId: mid)) } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+        let moderators = try reviewModerators(g, except: m)
+        guard !moderators.isEmpty else { return }
+        try await introduceToAll(g, newMember: m, only: Set(moderators.map(\.groupMemberId)), scope: .member(memberId: mid))
+    }
+
+    /// The moderators a member under review was introduced to learn that it was admitted
+    /// (x.grp.link.acpt naming it), so they record it as a member too.
+    func notifyModeratorsOfAcceptance(_ g: GroupInfo, _ m: GroupMember, role: GroupMemberRole) async throws(ChatError) {
+        guard let mid = MemberId(base64url: m.memberId) else { return }
+        let introduced = try reviewModerators(g, except: m).filter { mod in
+            (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
+        }
+        for mod in introduced {
+            do { try await sendToMember(mod.groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) } catch {
+                emit(.chatError(chatError: error))
+            }
+        }
+    }
+
+    /// x.grp.mem.new with the new member's own scope, to us as a moderator (simplex-chat `xGrpMemNew`):
+    /// the member is recorded pending review; the announcement and a "wants to join" item open its
+    /// support chat here.
+    func reviewedMemberAnnounced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
+        let gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .pendingReview, invitedBy: sender.groupMemberId)
+        let m = try member(gmId)
+        var added = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Self.now,
+                                text: "added \(m.localDisplayName)",
+                                contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(
+                                    type: "memberAdded", fields: .member(groupMemberId: gmId, profile: m.memberProfile.profile)))),
+                                statusJSON: try json(CIStatus.rcvNew))
+        added.scopeMemberGmId = gmId
+        var review = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Self.now,
+                                 text: "new member wants to join the group",
+                                 contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
+                                 statusJSON: try json(CIStatus.rcvNew))
+        review.scopeMemberGmId = gmId
+        let (addedId, reviewId) = try store.write { db -> (Int64, Int64) in
+            let a = try db.insertChatItem(added, at: Self.now)
+            let r = try db.insertChatItem(review, at: Self.now)
+            try db.updateSupportChatStats(gmId, unread: 2, mentions: 0, attention: .inc(0, fromMemberTs: nil), at: Self.now)
+            return (a, r)
+        }
+        emit(.joinedGroupMemberConnecting(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender, member: try member(gmId)))
+        emit(.newChatItems(user: user, chatItems: [try supportItem(g, addedId, scopeGmId: gmId), try supportItem(g, reviewId, scopeGmId: gmId)]))
+    }
+}
+
+// MARK: edits, deletions and reactions in support chats
+
+extension ChatController {
+    /// Items of a member support chat are never acted on from the main chat: an edit, deletion,
+    /// reaction, quote or forward there would reach the whole group.
+    func assertMainChatItem(_ r: Row) throws(ChatError) {
+        guard (r["group_scope_group_member_id"] as Int64?) == nil else {
+            throw .errorStore(storeError: .chatItemNotFound(itemId: r["chat_item_id"]))
+        }
+    }
+
+    /// The connections a support chat's messages go to: the member whose chat it is, and the
+    /// moderators (and above) we are connected to.
+    func supportRecipients(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [String] {
+        try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
+            m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
+                && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
+        }.compactMap { $0.activeConn?.agentConnId }
+    }
+
+    func sendSupportEvent(_ g: GroupInfo, scopeGmId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
+        let body = try chatMessage(event)
+        for conn in try supportRecipients(g, scopeGmId: scopeGmId) {
+            do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+        }
+    }
+
+    /// A support chat's item by ID, with the chat's group and scope.
+    func supportItemRow(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, GroupInfo, scopeGmId: Int64, MsgScope, Row) {
+        guard let scope = ref.chatScope else { throw .error(errorType: .commandError(message: "no chat scope")) }
+        let (user, g) = try groupContext(ref.chatId)
+        let scopeGmId = try supportScopeGmId(g, scope)
+        guard let memberId = MemberId(base64url: try member(scopeGmId).memberId),
+              let r = try store.read({ db in try db.groupItemRow(itemId, groupId: g.groupId) }),
+              (r["group_scope_group_member_id"] as Int64?) == scopeGmId else {
+            throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
+        }
+        return (user, g, scopeGmId, .member(memberId: memberId), r)
+    }
+
+    /// `/_update item #<g>(_support[:<id>]) ...`: x.msg.update with the chat's scope, to its members.
+    func updateSupportItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
+        let (user, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+        guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
+              let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
+              let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
+        else { throw .error(errorType: .invalidChatItemUpdate) }
+        let mentions = try sndMentions(g, text: updated.msgContent.text, updated.mentions)
+        if current == updated.msgContent, try store.read({ db in try db.itemMentions(itemId) }) == mentions.stored {
+            return .chatItemNotChanged(user: user, chatItem: try supportItem(g, itemId, scopeGmId: scopeGmId))
+        }
+        try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgUpdate(ChatMsgEvent.MsgUpdate(
+            msgId: shared, content: updated.msgContent, mentions: mentions.wire, scope: scope)))
+        let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
+        try store.write { db in
+            try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
+            try db.setItemMentions(itemId, groupId: g.groupId, mentions.stored, userMention: false)
+        }
+        return .chatItemUpdated(user: user, chatItem: try supportItem(g, itemId, scopeGmId: scopeGmId))
+    }
+
+    /// `/_delete item #<g>(_support[:<id>]) ...`: for us, or (our own messages) for everyone with x.msg.del and the scope.
+    func deleteSupportItems(_ ref: ChatRef, _ itemIds: [Int64], mode: CIDeleteMode) async throws(ChatError) -> ChatResponse {
+        guard !itemIds.isEmpty else { throw .error(errorType: .commandError(message: "no items")) }
+        var user: User?
+        var deletions: [ChatItemDeletion] = []
+        for itemId in itemIds {
+            let (u, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+            user = u
+            let before = try supportItem(g, itemId, scopeGmId: scopeGmId)
+            cancelItemFile(itemId, deleteLocal: mode == .internal)
+            if mode == .internal {
+                try store.write { db in try db.deleteChatItem(itemId) }
+                deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: nil))
+                continue
+            }
+            var mark = CIDeleted.deleted(deletedTs: Self.ts(Self.now), chatType: .group)
+            if mode == .broadcast {
+                if let shared = broadcastDeletable(r, before.chatItem) {
+                    try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, scope: scope))
+                } else if let (shared, author) = try moderatableSupportItem(g, r) {
+                    // A moderator deletes a member's message for everyone (x.msg.del naming its author).
+                    try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgDel(msgId: shared, memberId: author, scope: scope))
+                    mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: g.membership)
+                } else {
+                    throw .error(errorType: .invalidChatItemDelete)
+                }
+            }
+            try markDeleted(itemId, mark)
+            deletions.append(ChatItemDeletion(deletedChatItem: before, toChatItem: try supportItem(g, itemId, scopeGmId: scopeGmId)))
+        }
+        guard let user else { throw .error(errorType: .commandError(message: "no items")) }
+        return .chatItemsDeleted(user: user, chatItemDeletions: deletions, byUser: true, timed: false)
+    }
+
+    /// A received support chat message we may delete for everyone: we are a moderator with a role
+    /// at least its author's (as in the main chat).
+    func moderatableSupportItem(_ g: GroupInfo, _ r: Row) throws(ChatError) -> (SharedMsgId, MemberId)? {
+        guard !(r["item_sent"] as Bool), r["item_deleted"] as String? == nil, g.membership.memberRole >= .moderator,
+              let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
+              let authorGm = r["group_member_id"] as Int64? else { return nil }
+        let author = try member(authorGm)
+        guard g.membership.memberRole >= author.memberRole, let authorId = MemberId(base64url: author.memberId) else { return nil }
+        return (shared, authorId)
+    }
+
+    /// `/_reaction #<g>(_support[:<id>]) ...`: x.msg.react with the scope, naming the item's author.
+    func reactInSupportChat(_ ref: ChatRef, _ itemId: Int64, add: Bool, _ reaction: MsgReaction) async throws(ChatError) -> ChatResponse {
+        let (user, g, scopeGmId, scope, r) = try supportItemRow(ref, itemId)
+        guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
+            throw .error(errorType: .commandError(message: "this item cannot have reactions"))
+        }
+        let author = try itemAuthorMemberId(.group(g), r).flatMap { MemberId(base64url: $0) }
+        let reactionJSON = try json(reaction)
+        let present = try store.read { db in try db.hasReaction(itemId, reactionJSON, sent: true) }
+        guard present != add else { throw .error(errorType: .commandError(message: add ? "reaction already added" : "no such reaction")) }
+        try await sendSupportEvent(g, scopeGmId: scopeGmId, .msgReact(msgId: shared, memberId: author, scope: scope, reaction: reaction, add: add))
+        try setReaction(itemId, reactionJSON, sent: true, add: add)
+        let item = try supportItem(g, itemId, scopeGmId: scopeGmId)
+        let cr = CIReaction(chatDir: .groupSnd, chatItem: item.chatItem, sentAt: Self.ts(Self.now), reaction: reaction)
+        return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr))
     }
 }

@@ -131,7 +131,8 @@ extension ChatController {
                 if unread && unreadCount == 0 { continue }
                 let last = try db.lastGroupItemRow(id)
                 out.append((ts, AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: try last.map { [try self.chatItem(db, $0, deferred: deferred)] } ?? [],
-                                      chatStats: ChatStats(unreadCount: unreadCount, reportsCount: try db.receivedReportsCount(groupId: id)))))
+                                      chatStats: ChatStats(unreadCount: unreadCount, unreadMentions: try db.unreadMentionsCount(groupId: id),
+                                                           reportsCount: try db.receivedReportsCount(groupId: id)))))
             }
             if !onlyChats {
                 for id in try db.contactRequestIds(userId: userId) {
@@ -187,9 +188,15 @@ extension ChatController {
     /// `/_read chat @<contactId>`: received items become rcvRead.
     func readChat(_ ref: ChatRef) throws(ChatError) -> ChatResponse {
         if ref.chatType == .group {
-            let (user, _) = try groupContext(ref.chatId)
+            let (user, g) = try groupContext(ref.chatId)
             let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
-            try store.write { db in try db.setChatItemsStatus(groupId: ref.chatId, from: new, to: read) }
+            if let scope = ref.chatScope {
+                // A support chat: its items and counters (chat version 15).
+                let scopeGmId = try supportScopeGmId(g, scope)
+                try store.write { db in try db.readSupportChat(groupId: g.groupId, memberGmId: scopeGmId, from: new, to: read) }
+                return .cmdOk(user_: user)
+            }
+            try store.write { db in try db.readMainGroupChat(groupId: ref.chatId, from: new, to: read) }
             return .cmdOk(user_: user)
         }
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct and group chats are supported")) }

@@ -121,7 +121,12 @@ extension ChatController {
                                                      shortLink: link.connShortLink, memberId: MemberId.random().base64url,
                                                      membershipName: user.localDisplayName, at: Self.now)
             if let welcome, let welcomeJSON {
-                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome, contentJSON: welcomeJSON, statusJSON: rcvNew, at: Self.now)
+                // Its shared ID goes in the join request (welcomeMsgId), so the host leaves the
+                // welcome out of the history it sends (chat version 16).
+                let welcomeId = SharedMsgId.random().base64url
+                try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome, contentJSON: welcomeJSON, statusJSON: rcvNew,
+                                             sharedMsgId: welcomeId, at: Self.now)
+                try db.setGroupWelcomeId(groupId, welcomeId)
             }
             return groupId
         }
@@ -149,7 +154,9 @@ extension ChatController {
         let agent = try runningAgent()
         let incognitoId = incognito ? try newIncognitoProfile(user.userId) : nil
         let profile = try profileToSend(user, incognitoProfileId: incognitoId)
-        let info = try await encodeJoinInfo(.contact(profile: redacted(profile), contactReqId: XContactId(bytes: SecureRandom.bytes(16))), link: parsed)
+        let welcomeId = try store.read { db in try db.groupWelcomeId(groupId) }.flatMap { SharedMsgId(base64url: $0) }
+        let info = try await encodeJoinInfo(.contact(profile: redacted(profile), contactReqId: XContactId(bytes: SecureRandom.bytes(16)),
+                                                     welcomeMsgId: welcomeId), link: parsed)
         let agentConnId: String
         do { agentConnId = try await agent.joinConnection(link: parsed, connInfo: info, userId: user.userId) } catch {
             throw Self.agentError(error)

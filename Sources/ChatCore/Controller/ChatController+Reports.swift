@@ -138,8 +138,9 @@ extension ChatController {
             reportMessageError(g, "x.msg.new: a report to a member who is not a moderator")
             return nil
         }
+        let attention = try supportAttention(g, scopeGmId: scopeGmId, sender: sender, itemTs: itemTs)
         if let itemId = try storeReceivedItem(user: user, .member(g, sender), meta: meta, itemTs: itemTs, shared: shared, container,
-                                              scopeMemberGmId: scopeGmId) {
+                                              support: (scopeGmId, attention)) {
             emit(.newChatItems(user: user, chatItems: [try supportItem(g, itemId, scopeGmId: scopeGmId)]))
         }
         return nil

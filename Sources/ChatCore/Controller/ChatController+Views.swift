@@ -121,7 +121,8 @@ extension ChatController {
         let meta = CIMeta(itemId: itemId, itemTs: Self.ts(r["item_ts"]), itemText: text, itemStatus: status,
                           itemSharedMsgId: r["shared_msg_id"], itemForwarded: forwarded ? .unknown : nil, itemDeleted: deleted,
                           itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(Self.ts)) },
-                          itemLive: (r["item_live"] as Bool) ? true : nil, deletable: deletable, editable: deletable && !forwarded,
+                          itemLive: (r["item_live"] as Bool) ? true : nil, userMention: (r["user_mention"] as Bool?) ?? false,
+                          deletable: deletable, editable: deletable && !forwarded,
                           createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]))
         let groupId: Int64? = r["group_id"]
         var quote: CIQuote?
@@ -144,7 +145,7 @@ extension ChatController {
         if groupId != nil {
             dir = sent ? .groupSnd : .groupRcv(groupMember: try (r["group_member_id"] as Int64?).flatMap { try groupMember(db, $0) })
         }
-        return ChatItem(chatDir: dir, meta: meta, content: content,
+        return ChatItem(chatDir: dir, meta: meta, content: content, mentions: try itemMentions(db, itemId, groupId: groupId),
                         formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts,
                         file: try Self.itemFile(db, itemId))
     }

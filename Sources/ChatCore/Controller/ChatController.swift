@@ -140,7 +140,7 @@ public actor ChatController {
     }
 
     /// Parts of a composed message this build cannot deliver are refused, never dropped:
-    /// mentions need the group mention protocol (not built yet).
+    /// mentions exist in groups only.
     static func assertSupported(_ messages: [ComposedMessage]) throws(ChatError) {
         for m in messages {
             if !m.mentions.isEmpty {
@@ -218,7 +218,7 @@ public actor ChatController {
         case .deleteMyAddress:
             return try await deleteAddress(userId: try activeUser().userId)
         case .apiSendMessages(let ref, let live, let ttl, let messages):
-            try Self.assertSupported(messages)
+            if ref.chatType != .group { try Self.assertSupported(messages) }
             return try await sendMessages(ref, ttl: ttl, live: live, messages)
         case .apiGetChats(let userId, let pcc, let pagination, let query):
             return try getChats(userId: userId, pendingConnections: pcc, pagination: pagination, query: query)
@@ -229,11 +229,16 @@ public actor ChatController {
         case .apiListContacts(let userId):
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
-            if !updated.mentions.isEmpty { throw .error(errorType: .commandError(message: "mentions are not supported yet")) }
+            if ref.chatType != .group, !updated.mentions.isEmpty {
+                throw .error(errorType: .commandError(message: "mentions are not supported yet"))
+            }
+            if ref.chatType == .group, ref.chatScope != nil { return try await updateSupportItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
         case .apiDeleteChatItem(let ref, let itemIds, let mode):
+            if ref.chatType == .group, ref.chatScope != nil { return try await deleteSupportItems(ref, itemIds, mode: mode) }
             return try await deleteItems(ref, itemIds, mode: mode)
         case .apiChatItemReaction(let ref, let itemId, let add, let reaction):
+            if ref.chatType == .group, ref.chatScope != nil { return try await reactInSupportChat(ref, itemId, add: add, reaction) }
             return try await react(ref, itemId, add: add, reaction)
         case .apiPlanForwardChatItems(let from, let itemIds):
             return try forwardPlan(from, itemIds)

@@ -14,17 +14,23 @@ extension ChatController {
     func updateItem(_ ref: ChatRef, _ itemId: Int64, live: Bool, _ updated: UpdatedMessage) async throws(ChatError) -> ChatResponse {
         let (user, target) = try messageTarget(ref, requiredRole: .author)
         let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
         guard r["item_sent"] as Bool, r["item_deleted"] as String? == nil,
             let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }),
             let current = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent
         else { throw .error(errorType: .invalidChatItemUpdate) }
-        if current == updated.msgContent {
+        // Group mentions are checked as for a new message and replace the item's (issue 13).
+        var mentions: (wire: [String: MsgMention], stored: [String: String]) = ([:], [:])
+        if case .group(let g) = target { mentions = try sndMentions(g, text: updated.msgContent.text, updated.mentions) }
+        let currentMentions = try store.read { db in try db.itemMentions(itemId) }
+        if current == updated.msgContent && currentMentions == mentions.stored {
             return .chatItemNotChanged(user: user, chatItem: try targetItem(target, itemId))
         }
-        try await sendTargetEvent(target, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent)))
+        try await sendTargetEvent(target, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: updated.msgContent, mentions: mentions.wire)))
         let contentJSON = try json(CIContent.sndMsgContent(msgContent: updated.msgContent))
         try store.write { db in
             try db.updateItemContent(itemId, text: updated.msgContent.text, contentJSON: contentJSON, live: live, at: Self.now)
+            if let groupId = target.groupId { try db.setItemMentions(itemId, groupId: groupId, mentions.stored, userMention: false) }
         }
         return .chatItemUpdated(user: user, chatItem: try targetItem(target, itemId))
     }
@@ -37,6 +43,7 @@ extension ChatController {
         var deletions: [ChatItemDeletion] = []
         for itemId in itemIds {
             let r = try targetItemRow(target, itemId)
+            try assertMainChatItem(r)
             let before = try targetItem(target, itemId)
             // Its file stops (issue 15); a removed item's received file goes too (`deleteCIFiles`).
             let removes = mode == .internal || (mode == .broadcast && target.fullDeleteForUser)
@@ -76,6 +83,7 @@ extension ChatController {
         let (user, target) = try messageTarget(ref, requiredRole: .author)
         try assertFeatureAllowed(target, .reactions)
         let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
         guard let shared = (r["shared_msg_id"] as String?).flatMap({ SharedMsgId(base64url: $0) }), r["item_deleted"] as String? == nil else {
             throw .error(errorType: .commandError(message: "this item cannot have reactions"))
         }
@@ -99,7 +107,9 @@ extension ChatController {
     /// An item's row and user from a direct or group chat (the source of a forward).
     func sourceItem(_ ref: ChatRef, _ itemId: Int64) throws(ChatError) -> (User, Row) {
         let (user, target) = try messageTarget(ref, requiredRole: nil)
-        return (user, try targetItemRow(target, itemId))
+        let r = try targetItemRow(target, itemId)
+        try assertMainChatItem(r)
+        return (user, r)
     }
 
     /// `/_forward plan`: which of the items can be forwarded (those with message content), and

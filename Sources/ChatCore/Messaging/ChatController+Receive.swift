@@ -19,6 +19,8 @@ extension ChatController {
             let contact = try store.read { db in try self.contact(db, c.contactId) } ?? c
             return AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))
         case .member(let g, _):
+            // An item of a support chat is shown in that chat (chat version 15 scopes).
+            if let scopeGmId = try store.read({ db in try db.itemSupportScope(itemId) }) { return try supportItem(g, itemId, scopeGmId: scopeGmId) }
             return try groupItem(g.groupId, itemId)
         }
     }
@@ -36,8 +38,10 @@ extension ChatController {
     /// Stores a received x.msg.new once (by its sender and shared ID), with its quote and timer.
     /// A blocked member's message is kept, marked blocked; a contact's message using a feature
     /// the contact may not use (`rejected`) becomes a rejected-feature item.
+    /// `support`: the member support chat it goes to (chat version 15) and how it changes that chat's attention count.
     func storeReceivedItem(user: User, _ source: MessageSource, meta: MsgMeta, itemTs: Double, shared: String?,
-                           _ container: MsgContainer, rejected: ChatFeature? = nil, scopeMemberGmId: Int64? = nil) throws(ChatError) -> Int64? {
+                           _ container: MsgContainer, rejected: ChatFeature? = nil,
+                           support: (scopeGmId: Int64, attention: SupportAttention)? = nil) throws(ChatError) -> Int64? {
         let content = rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content)
         let contentJSON = try json(content)
         let newStatus = try json(CIStatus.rcvNew)
@@ -52,7 +56,6 @@ extension ChatController {
         item.quotedSharedMsgId = container.quote?.msgRef.msgId?.base64url
         item.quotedSentAt = container.quote?.msgRef.sentAt.date.timeIntervalSince1970
         item.quotedContentJSON = quotedContent
-        item.scopeMemberGmId = scopeMemberGmId
         switch source {
         case .contact(let c):
             item.contactId = c.contactId
@@ -63,6 +66,9 @@ extension ChatController {
             item.memberGmId = sender.groupMemberId
             item.quotedMemberId = container.quote?.msgRef.memberId?.base64url
             item.quotedSent = container.quote.map { _ in item.quotedMemberId == g.membership.memberId }
+            item.mentions = Self.rcvMentions(text: container.content.text, container.mentions)
+            item.userMention = Self.mentionsUser(g, mentions: item.mentions, quotedMemberId: item.quotedMemberId)
+            item.scopeMemberGmId = support?.scopeGmId
             if sender.blockedByAdmin {
                 item.deletedJSON = try json(CIDeleted.blockedByAdmin(deletedTs: Self.ts(now)))
             } else if !sender.memberSettings.showMessages {
@@ -83,25 +89,41 @@ extension ChatController {
                         : item.quotedMemberId.flatMap { try db.memberGroupItemId(g.groupId, memberId: $0, sharedMsgId: qid) }
                 }
             }
-            return try db.insertChatItem(item, at: now)
+            let id = try db.insertChatItem(item, at: now)
+            if let support {
+                try db.updateSupportChatStats(support.scopeGmId, unread: 1, mentions: item.userMention ? 1 : 0, attention: support.attention, at: now)
+            }
+            return id
         }
     }
 
     /// x.msg.update: the sender edits its message; the same content changes nothing.
     func receiveUpdate(user: User, _ source: MessageSource, _ u: ChatMsgEvent.MsgUpdate) throws(ChatError) {
-        guard let r = try senderItemRow(source, u.msgId.base64url),
-            (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent != u.content
-        else { return }
+        guard let r = try senderItemRow(source, u.msgId.base64url), try itemInScope(source, u.scope, r, "x.msg.update") else { return }
         let itemId: Int64 = r["chat_item_id"]
+        if (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String))?.msgContent == u.content {
+            // The same text changes nothing, unless (in a group) it names other members.
+            guard case .member = source else { return }
+            let stored = try store.read { db in try db.itemMentions(itemId) }
+            guard stored != Self.rcvMentions(text: u.content.text, u.mentions) else { return }
+        }
         let contentJSON = try json(CIContent.rcvMsgContent(msgContent: u.content))
-        try store.write { db in try db.updateItemContent(itemId, text: u.content.text, contentJSON: contentJSON, live: nil, at: Self.now) }
+        try store.write { db in
+            try db.updateItemContent(itemId, text: u.content.text, contentJSON: contentJSON, live: nil, at: Self.now)
+            // The edited text's mentions replace the old ones (simplex-chat `updateGroupCIMentions`).
+            if case .member(let g, _) = source {
+                let mentions = Self.rcvMentions(text: u.content.text, u.mentions)
+                try db.setItemMentions(itemId, groupId: g.groupId, mentions,
+                                       userMention: Self.mentionsUser(g, mentions: mentions, quotedMemberId: r["quoted_member_id"]))
+            }
+        }
         emit(.chatItemUpdated(user: user, chatItem: try receivedChatItem(source, itemId)))
     }
 
     /// x.msg.del: the sender deletes its own message (removed when the contact may fully delete,
     /// marked otherwise), or a group moderator deletes someone's (marked moderated; only with a
     /// role at least the author's). The item's file transfer stops either way.
-    func receiveDelete(user: User, _ source: MessageSource, _ shared: String, authorMemberId: String?) throws(ChatError) {
+    func receiveDelete(user: User, _ source: MessageSource, _ shared: String, authorMemberId: String?, scope: MsgScope? = nil) throws(ChatError) {
         let row: Row?
         let mark: CIDeleted
         var fullDelete = false
@@ -128,7 +150,7 @@ extension ChatController {
                 mark = .moderated(deletedTs: Self.ts(Self.now), byGroupMember: sender)
             }
         }
-        guard let row else { return }
+        guard let row, try itemInScope(source, scope, row, "x.msg.del") else { return }
         let itemId: Int64 = row["chat_item_id"]
         let before = try receivedChatItem(source, itemId)
         cancelItemFile(itemId, deleteLocal: fullDelete)
@@ -148,7 +170,7 @@ extension ChatController {
     /// x.msg.react: a reaction to one of our items or the sender's (in a group, the item of the
     /// member it names). A contact's reactions count only while the contact may use them.
     func receiveReaction(user: User, _ source: MessageSource, _ msgId: SharedMsgId, authorMemberId: MemberId?,
-                         _ reaction: MsgReaction, add: Bool, sentAt: Double) throws(ChatError) {
+                         _ reaction: MsgReaction, add: Bool, sentAt: Double, scope: MsgScope? = nil) throws(ChatError) {
         let shared = msgId.base64url
         let row: Row?
         let dir: CIDirection
@@ -169,7 +191,7 @@ extension ChatController {
             }
             dir = .groupRcv(groupMember: sender)
         }
-        guard let row else { return }
+        guard let row, try itemInScope(source, scope, row, "x.msg.react") else { return }
         let itemId: Int64 = row["chat_item_id"]
         let reactionJSON = try json(reaction)
         try store.write { db in
@@ -181,5 +203,20 @@ extension ChatController {
         let item = try receivedChatItem(source, itemId)
         let cr = CIReaction(chatDir: dir, chatItem: item.chatItem, sentAt: Self.ts(sentAt), reaction: reaction)
         emit(.chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr)))
+    }
+}
+
+extension ChatController {
+    /// Whether the item an x.msg.update, x.msg.del or x.msg.react names is in the chat the
+    /// message's `scope` names (chat version 15): the main chat without a scope, else that member's
+    /// support chat, where the sender may write. Otherwise the event is refused with a `messageError`.
+    func itemInScope(_ source: MessageSource, _ scope: MsgScope?, _ row: Row, _ event: String) throws(ChatError) -> Bool {
+        guard case .member(let g, let sender) = source else { return true }
+        let itemScope: Int64? = row["group_scope_group_member_id"]
+        guard let named = try supportScopeMember(g, sender: sender, scope), named == itemScope else {
+            reportMessageError(g, "\(event) from \(sender.localDisplayName): the item is not in the message's scope")
+            return false
+        }
+        return true
     }
 }

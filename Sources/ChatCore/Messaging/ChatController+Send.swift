@@ -23,8 +23,10 @@ extension ChatController {
         var sndFiles: [(fileId: Int64, sharedMsgId: SharedMsgId)] = []
         do {
             for m in messages {
+                if let q = m.quotedItemId { try assertMainChatItem(try targetItemRow(target, q)) }
                 var p = try prepareItem(user: user, target, content: m.msgContent, quotedItemId: m.quotedItemId,
                                         ttl: itemTTL, live: live, forwarded: false)
+                if case .group(let g) = target { try addMentions(&p, g, m.mentions) }
                 // A file goes as the container's invitation; it is uploaded once its item exists (issue 15).
                 if let source = m.fileSource {
                     let f = try prepareSndFile(userId: user.userId, source: source, to: try fileRecipients(target))

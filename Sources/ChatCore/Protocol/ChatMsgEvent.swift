@@ -39,7 +39,8 @@ public enum ChatMsgEvent: Sendable, Hashable {
     /// member `memberId`, with its role.
     case grpLinkAcpt(acceptance: GroupAcceptance, role: GroupMemberRole, memberId: MemberId)
     /// `x.grp.mem.new`: the host announces a new member to the existing ones.
-    case grpMemNew(MemberInfo)
+    /// `scope`: a member under review announced to moderators only (chat version 15).
+    case grpMemNew(MemberInfo, scope: MsgScope? = nil)
     /// `x.grp.mem.intro`: the host introduces an existing member to the new one.
     case grpMemIntro(MemberInfo, restrictions: MemberRestrictions?)
     /// `x.grp.mem.inv`: the new member's links for an introduced member, to the host.
@@ -262,7 +263,7 @@ extension ChatMsgEvent {
         case .grpLinkAcpt:
             return try .grpLinkAcpt(acceptance: p.req("acceptance"), role: p.req("role"), memberId: p.req("memberId"))
         case .grpMemNew:
-            return try .grpMemNew(p.req("memberInfo"))
+            return try .grpMemNew(p.req("memberInfo"), scope: p.opt("scope"))
         case .grpMemIntro:
             return try .grpMemIntro(p.req("memberInfo"), restrictions: p.opt("memberRestrictions"))
         case .grpMemInv:
@@ -323,8 +324,9 @@ extension ChatMsgEvent {
             try c.set(acceptance, "acceptance")
             try c.set(role, "role")
             try c.set(memberId, "memberId")
-        case .grpMemNew(let info):
+        case .grpMemNew(let info, let scope):
             try c.set(info, "memberInfo")
+            try c.set(scope, "scope")
         case .grpMemIntro(let info, let restrictions):
             try c.set(info, "memberInfo")
             try c.set(restrictions, "memberRestrictions")

@@ -16,14 +16,6 @@ extension Database {
         try execute(sql: "UPDATE connections SET user_contact_link_id = ? WHERE agent_conn_id = ?", arguments: [linkId, agentConnId])
     }
 
-    func setGroupWelcomeId(_ groupId: Int64, _ sharedMsgId: String) throws {
-        try execute(sql: "UPDATE groups SET welcome_shared_msg_id = ? WHERE group_id = ?", arguments: [sharedMsgId, groupId])
-    }
-
-    func groupWelcomeId(_ groupId: Int64) throws -> String? {
-        try String.fetchOne(self, sql: "SELECT welcome_shared_msg_id FROM groups WHERE group_id = ?", arguments: [groupId])
-    }
-
     /// A prepared chat's received items (the welcome, the feature items) were made before the host
     /// member existed; once it does, they are its items, so its x.msg.update finds the welcome.
     func attachReceivedItems(groupId: Int64, toMember groupMemberId: Int64) throws {

@@ -169,6 +169,43 @@ enum ChatMigrations {
                 ALTER TABLE groups ADD COLUMN business_xcontact_id TEXT;
                 """)
         }
+        // simplex-chat m20250126_mentions: who a group item mentions (by the name used in its text)
+        // and whether it mentions or replies to us (`user_mention`, what the mention counters count).
+        m.registerMigration("m20261125b_mentions") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat_items ADD COLUMN user_mention INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE chat_item_mentions(
+                  chat_item_mention_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  group_id INTEGER NOT NULL REFERENCES groups ON DELETE CASCADE,
+                  member_id TEXT NOT NULL,
+                  chat_item_id INTEGER NOT NULL REFERENCES chat_items ON DELETE CASCADE,
+                  display_name TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_chat_item_mentions_group_id ON chat_item_mentions(group_id);
+                CREATE UNIQUE INDEX idx_chat_item_mentions_display_name ON chat_item_mentions(chat_item_id, display_name);
+                CREATE UNIQUE INDEX idx_chat_item_mentions_member_id ON chat_item_mentions(chat_item_id, member_id);
+                """)
+        }
+        // simplex-chat `support_chat_*` columns of group_members (chat version 15): a member support
+        // chat's counters (GroupSupportChat), kept as items arrive and are read.
+        m.registerMigration("m20261125b_support_chat_counters") { db in
+            try db.execute(sql: """
+                ALTER TABLE group_members ADD COLUMN support_chat_ts REAL;
+                ALTER TABLE group_members ADD COLUMN support_chat_items_unread INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE group_members ADD COLUMN support_chat_items_member_attention INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE group_members ADD COLUMN support_chat_items_mentions INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE group_members ADD COLUMN support_chat_last_msg_from_member_ts REAL;
+                """)
+        }
+        // simplex-chat `group_members.member_welcome_shared_msg_id` (chat version 16): the welcome a
+        // joiner showed from a group link's data (kept in `groups.welcome_shared_msg_id`, added by
+        // m20261125a_business_request_ids), named in its request, so the host does not send it again
+        // in the history.
+        m.registerMigration("m20261125b_group_welcome_ids") { db in
+            try db.execute(sql: """
+                ALTER TABLE group_members ADD COLUMN member_welcome_shared_msg_id TEXT;
+                """)
+        }
         return m
     }
 

@@ -13,7 +13,7 @@ extension Database {
               f.file_id, f.file_name, f.file_size, f.file_sent, f.cancelled AS file_cancelled
             FROM chat_items i
             LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
-            WHERE i.group_id = ? AND i.item_deleted IS NULL
+            WHERE i.group_id = ? AND i.item_deleted IS NULL AND i.group_scope_group_member_id IS NULL
               AND i.item_content_type IN ('sndMsgContent', 'rcvMsgContent')
               AND NOT EXISTS (SELECT 1 FROM group_item_deliveries d WHERE d.chat_item_id = i.chat_item_id AND d.group_member_id = ?)
             ORDER BY i.item_ts DESC, i.chat_item_id DESC

@@ -22,4 +22,25 @@ extension Database {
             WHERE contact_id = ?
             """).execute(arguments: [requestId, contactId])
     }
+
+    /// The shared ID of a prepared group's welcome item: the group description from a group link's
+    /// data, or a business address's welcome in the customer's business chat.
+    func setGroupWelcomeId(_ groupId: Int64, _ sharedMsgId: String) throws {
+        try cachedStatement(sql: "UPDATE groups SET welcome_shared_msg_id = ? WHERE group_id = ?").execute(arguments: [sharedMsgId, groupId])
+    }
+
+    func groupWelcomeId(_ groupId: Int64) throws -> String? {
+        try String.fetchOne(cachedStatement(sql: "SELECT welcome_shared_msg_id FROM groups WHERE group_id = ?"), arguments: [groupId])
+    }
+
+    /// The welcome ID a joiner named in its request to our group link (it shows the welcome already).
+    func setMemberWelcomeId(_ groupMemberId: Int64, _ sharedMsgId: String) throws {
+        try cachedStatement(sql: "UPDATE group_members SET member_welcome_shared_msg_id = ? WHERE group_member_id = ?")
+            .execute(arguments: [sharedMsgId, groupMemberId])
+    }
+
+    func memberWelcomeId(_ groupMemberId: Int64) throws -> String? {
+        try String.fetchOne(cachedStatement(sql: "SELECT member_welcome_shared_msg_id FROM group_members WHERE group_member_id = ?"),
+                            arguments: [groupMemberId])
+    }
 }

@@ -26,3 +26,69 @@ extension Database {
             .execute(arguments: [role, status, now, groupMemberId])
     }
 }
+
+/// How an item changes a support chat's "member attention" (simplex-chat `MemberAttention`):
+/// the member's own messages add to it, an answer from a moderator clears it.
+enum SupportAttention {
+    /// Adds `count`; `fromMemberTs` is set when the member wrote (its newest message's time).
+    case inc(Int, fromMemberTs: Double?)
+    case reset
+}
+
+extension Database {
+    /// Counters of member `gmId`'s support chat after an item in it (simplex-chat
+    /// `updateChatTsStats` with a member's scope): its time, unread items, items mentioning us,
+    /// and the member's messages not answered yet.
+    func updateSupportChatStats(_ gmId: Int64, unread: Int, mentions: Int, attention: SupportAttention, at now: Double) throws {
+        let (reset, add, fromTs): (Bool, Int, Double?) = switch attention {
+        case .inc(let n, let ts): (false, n, ts)
+        case .reset: (true, 0, nil)
+        }
+        try cachedStatement(sql: """
+            UPDATE group_members SET support_chat_ts = ?,
+              support_chat_items_unread = support_chat_items_unread + ?,
+              support_chat_items_mentions = support_chat_items_mentions + ?,
+              support_chat_items_member_attention = CASE WHEN ? THEN 0 ELSE support_chat_items_member_attention + ? END,
+              support_chat_last_msg_from_member_ts = COALESCE(?, support_chat_last_msg_from_member_ts)
+            WHERE group_member_id = ?
+            """).execute(arguments: [now, unread, mentions, reset, add, fromTs, gmId])
+    }
+
+    /// Marks a support chat's received items read and lowers its counters by what was read: all
+    /// unread items and mentions, and the member's own messages from the attention count.
+    func readSupportChat(groupId: Int64, memberGmId: Int64, from new: String, to read: String) throws {
+        let fromMember = try Int.fetchOne(cachedStatement(sql: """
+            SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ? AND group_member_id = ?
+            """), arguments: [groupId, memberGmId, new, memberGmId]) ?? 0
+        try cachedStatement(sql: """
+            UPDATE chat_items SET item_status = ? WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ?
+            """).execute(arguments: [read, groupId, memberGmId, new])
+        try cachedStatement(sql: """
+            UPDATE group_members SET support_chat_items_unread = 0, support_chat_items_mentions = 0,
+              support_chat_items_member_attention = max(0, support_chat_items_member_attention - ?)
+            WHERE group_member_id = ?
+            """).execute(arguments: [fromMember, memberGmId])
+    }
+}
+
+extension Database {
+    /// Marks a group's main chat read; support chats are read on their own (their counters stay).
+    func readMainGroupChat(groupId: Int64, from new: String, to read: String) throws {
+        try cachedStatement(sql: """
+            UPDATE chat_items SET item_status = ? WHERE group_id = ? AND item_status = ? AND group_scope_group_member_id IS NULL
+            """).execute(arguments: [read, groupId, new])
+    }
+}
+
+extension Database {
+    /// Members a moderator should look at (GroupInfo.membersRequireAttention, simplex-chat
+    /// `gmRequiresAttention`): pending approval or review, or with support chat messages that need
+    /// an answer or mention us. Counted when read rather than kept as a counter.
+    func membersRequireAttention(groupId: Int64) throws -> Int {
+        try Int.fetchOne(cachedStatement(sql: """
+            SELECT count(*) FROM group_members WHERE group_id = ? AND member_category <> 'user'
+              AND (member_status IN ('pending_approval', 'pending_review')
+                OR support_chat_items_member_attention > 0 OR support_chat_items_mentions > 0)
+            """), arguments: [groupId]) ?? 0
+    }
+}

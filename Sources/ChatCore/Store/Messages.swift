@@ -167,6 +167,10 @@ struct NewChatItem {
     var quotedMemberId: String?
     /// The member whose support chat holds the item (chat version 15 scopes); nil: the main chat.
     var scopeMemberGmId: Int64?
+    /// Mentions in a group item's text: name used -> member ID (Store/Mentions.swift).
+    var mentions: [String: String] = [:]
+    /// The item mentions us or replies to one of our messages.
+    var userMention = false
 }
 
 extension Database {
@@ -183,6 +187,7 @@ extension Database {
             ])
         let id = lastInsertedRowID
         if let scope = i.scopeMemberGmId { try setItemSupportScope(id, memberGmId: scope) }
+        if let g = i.groupId, i.userMention || !i.mentions.isEmpty { try setItemMentions(id, groupId: g, i.mentions, userMention: i.userMention) }
         if let c = i.contactId { try contactChatUsed(c, at: now) }
         if let g = i.groupId { try cachedStatement(sql: "UPDATE groups SET chat_ts = ? WHERE group_id = ?").execute(arguments: [now, g]) }
         return id
