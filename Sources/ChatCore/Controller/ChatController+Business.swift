@@ -246,7 +246,7 @@ extension ChatController {
         }
         let agentConnId: String = conn["agent_conn_id"]
         try store.write { db in
-            try db.execute(sql: "UPDATE connections SET contact_id = NULL WHERE agent_conn_id = ?", arguments: [agentConnId])
+            try db.detachConnectionFromContact(agentConnId: agentConnId)
             try db.deleteContact(contactId)
         }
         guard let detached = try connectionRow(agentConnId) else { return }

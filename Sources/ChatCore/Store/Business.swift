@@ -11,6 +11,11 @@ extension Database {
                     arguments: [type.rawValue, businessMemberId, customerMemberId, groupId])
     }
 
+    /// Keeps the connection when its contact is deleted (simplex-chat `deleteContactCardKeepConn`).
+    func detachConnectionFromContact(agentConnId: String) throws {
+        try execute(sql: "UPDATE connections SET contact_id = NULL WHERE agent_conn_id = ?", arguments: [agentConnId])
+    }
+
     /// The address a connection came through (simplex-chat `connections.user_contact_link_id`).
     func setConnectionUserContactLink(agentConnId: String, _ linkId: Int64) throws {
         try execute(sql: "UPDATE connections SET user_contact_link_id = ? WHERE agent_conn_id = ?", arguments: [linkId, agentConnId])
