@@ -41,9 +41,6 @@ public enum CryptoFloor {
         let sendAuthorized = try RawTransmission.authorizedBytes(sessionId: sessionId, corrId: corrId, entityId: entity, body: sendBody)
         let ackBody = try SMPCommand.ack(msgId: SecureRandom.bytes(24)).smpEncoded()
         let ackAuthorized = try RawTransmission.authorizedBytes(sessionId: sessionId, corrId: corrId, entityId: entity, body: ackBody)
-        let senderKey = Ed25519PrivateKey(), recipientKey = Ed25519PrivateKey()
-        let sendSig = try senderKey.sign(sendAuthorized), ackSig = try recipientKey.sign(ackAuthorized)
-        let senderPub = AnyPublicKey.ed25519(senderKey.publicKey), recipientPub = AnyPublicKey.ed25519(recipientKey.publicKey)
         let boxKey = try CryptoBox.sharedKey(publicKey: X25519PrivateKey().publicKey, privateKey: X25519PrivateKey())
         let msgId = SecureRandom.bytes(24)
         let plain = try RcvMessageBody.message(timestamp: 1_700_000_000, flags: MsgFlags(notification: true), body: body).smpEncoded()
@@ -55,43 +52,34 @@ public enum CryptoFloor {
         func time(_ name: String, _ op: () throws -> Void) rethrows {
             items.append(Item(name: name, micros: try bestMicros(op)))
         }
-        if senderAuth == .x25519 {
-            let queueKey = X25519PrivateKey(), serverKey = X25519PrivateKey()
-            let clientBox = try CryptoBox.sharedKey(publicKey: serverKey.publicKey, privateKey: queueKey)
-            let serverBox = try CryptoBox.sharedKey(publicKey: queueKey.publicKey, privateKey: serverKey)
-            let nonce = TransmissionAuth.cbNonce(corrId)
-            let authenticator = try SMPAuthenticator.authenticate(authorized: sendAuthorized, nonce: nonce, key: clientBox)
-            try time("client: X25519 authenticator SEND (\(sendAuthorized.count) B, DH cached)") {
-                _ = try SMPAuthenticator.authenticate(authorized: sendAuthorized, nonce: nonce, key: clientBox)
+        /// The client's authorization of `command` and the relay's check of it, as `algorithm` does them.
+        func timeAuthorization(_ command: String, _ authorized: [UInt8], _ algorithm: KeyAlgorithm, size: String?) throws {
+            if algorithm == .x25519 {
+                let queueKey = X25519PrivateKey(), serverKey = X25519PrivateKey()
+                let clientBox = try CryptoBox.sharedKey(publicKey: serverKey.publicKey, privateKey: queueKey)
+                let serverBox = try CryptoBox.sharedKey(publicKey: queueKey.publicKey, privateKey: serverKey)
+                let nonce = TransmissionAuth.cbNonce(corrId)
+                let authenticator = try SMPAuthenticator.authenticate(authorized: authorized, nonce: nonce, key: clientBox)
+                try time("client: X25519 authenticator \(command) (\(size.map { "\($0), " } ?? "")DH cached)") {
+                    _ = try SMPAuthenticator.authenticate(authorized: authorized, nonce: nonce, key: clientBox)
+                }
+                time("relay: X25519 authenticator verify \(command) (DH cached)") {
+                    precondition(SMPAuthenticator.verify(authenticator, authorized: authorized, nonce: nonce, key: serverBox))
+                }
+            } else {
+                let key = Ed25519PrivateKey()
+                let signature = try key.sign(authorized), publicKey = AnyPublicKey.ed25519(key.publicKey)
+                try time("client: Ed25519 sign \(command)\(size.map { " (\($0))" } ?? "")") { _ = try key.sign(authorized) }
+                time("relay: Ed25519 verify \(command)") { precondition(publicKey.isValidSignature(signature, for: authorized)) }
             }
-            time("relay: X25519 authenticator verify SEND (DH cached)") {
-                precondition(SMPAuthenticator.verify(authenticator, authorized: sendAuthorized, nonce: nonce, key: serverBox))
-            }
-        } else {
-            try time("client: Ed25519 sign SEND (\(sendAuthorized.count) B)") { _ = try senderKey.sign(sendAuthorized) }
-            time("relay: Ed25519 verify SEND") { precondition(senderPub.isValidSignature(sendSig, for: sendAuthorized)) }
         }
+        try timeAuthorization("SEND", sendAuthorized, senderAuth, size: "\(sendAuthorized.count) B")
         time("relay: store log CRC32 of the message record") { _ = CRC32.checksum(messageRecord) }
         try time("relay: crypto_box seal MSG (\(RcvMessageBody.paddedLength) B padded)") {
             _ = try CryptoBox.cbEncrypt(key: boxKey, nonce: msgId, message: plain, paddedLength: RcvMessageBody.paddedLength)
         }
         try time("client: crypto_box open MSG") { _ = try CryptoBox.cbDecrypt(key: boxKey, nonce: msgId, box: box) }
-        if recipientAuth == .x25519 {
-            let queueKey = X25519PrivateKey(), serverKey = X25519PrivateKey()
-            let clientBox = try CryptoBox.sharedKey(publicKey: serverKey.publicKey, privateKey: queueKey)
-            let serverBox = try CryptoBox.sharedKey(publicKey: queueKey.publicKey, privateKey: serverKey)
-            let nonce = TransmissionAuth.cbNonce(corrId)
-            let authenticator = try SMPAuthenticator.authenticate(authorized: ackAuthorized, nonce: nonce, key: clientBox)
-            try time("client: X25519 authenticator ACK (DH cached)") {
-                _ = try SMPAuthenticator.authenticate(authorized: ackAuthorized, nonce: nonce, key: clientBox)
-            }
-            time("relay: X25519 authenticator verify ACK (DH cached)") {
-                precondition(SMPAuthenticator.verify(authenticator, authorized: ackAuthorized, nonce: nonce, key: serverBox))
-            }
-        } else {
-            try time("client: Ed25519 sign ACK") { _ = try recipientKey.sign(ackAuthorized) }
-            time("relay: Ed25519 verify ACK") { precondition(recipientPub.isValidSignature(ackSig, for: ackAuthorized)) }
-        }
+        try timeAuthorization("ACK", ackAuthorized, recipientAuth, size: nil)
         time("relay: store log CRC32 of the ACK record") { _ = CRC32.checksum(ackRecord) }
         // Per block, whoever sends and receives it: a TLS 1.3 record (ChaCha20-Poly1305, as the
         // SMP TLS settings allow only that) sealed and opened, and from v11 the block's secretbox

@@ -145,7 +145,7 @@ extension SMPAgent {
         // A queue found via its short link was already secured with LKEY: use that key (SKEY
         // with the same key again is accepted by the relay).
         let linkSndKey = try invShortLinkSenderKey(senderId: q.senderId)
-        let newSndKey = linkSndKey == nil ? try await senderAuthKey(server: q.server.description) : nil
+        let newSndKey = linkSndKey == nil ? try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm) : nil
         do {
             sndKey = try linkSndKey ?? newSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -255,7 +255,7 @@ extension SMPAgent {
         let sndKey: PrivateAuthKey
         let sndE2E = X25519PrivateKey()
         let secret: [UInt8]
-        let newSndKey = try await senderAuthKey(server: q.server.description)
+        let newSndKey = try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm)
         do {
             sndKey = newSndKey
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -367,7 +367,7 @@ extension SMPAgent {
     /// `clientVersion` is the SMP client version the queue is described at (ours by default).
     func newRcvQueue(server: SMPServerAddress, senderCanSecure: Bool, e2e: X25519PrivateKey = X25519PrivateKey(),
                      queueData: QueueRequestData? = nil, corrId: [UInt8]? = nil, clientVersion: UInt16? = nil) async throws(AgentError) -> NewRcvQueue {
-        let rcvKey = try await authKey(for: server.description, config.recipientAuthAlgorithm)
+        let rcvKey = try await newAuthKey(for: server.description, config.recipientAuthAlgorithm)
         let dh = X25519PrivateKey()
         let auth = config.basicAuth
         let created = try await smp(server.description) { c throws(SMPClientError) in
@@ -394,15 +394,10 @@ extension SMPAgent {
         return key
     }
 
-    /// A new sender key for a queue on `server` (`config.senderAuthAlgorithm`).
-    func senderAuthKey(server: String) async throws(AgentError) -> PrivateAuthKey {
-        try await authKey(for: server, config.senderAuthAlgorithm)
-    }
-
     /// A new queue key for `server`: X25519 when `wanted` is and the relay's session is at SMP
     /// v7+ (it can verify X25519 authenticators), else Ed25519, which every version verifies.
     /// An unreachable relay gets Ed25519, so a queued confirmation still works.
-    func authKey(for server: String, _ wanted: KeyAlgorithm) async throws(AgentError) -> PrivateAuthKey {
+    func newAuthKey(for server: String, _ wanted: KeyAlgorithm) async throws(AgentError) -> PrivateAuthKey {
         var algorithm = KeyAlgorithm.ed25519
         if wanted == .x25519,
            let version = try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() }),

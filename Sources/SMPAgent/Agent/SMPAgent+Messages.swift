@@ -34,24 +34,22 @@ extension SMPAgent {
         // Where the ACK goes is read first, so the relay's round trip (it answers with the next
         // message) runs while the acknowledgement is written. The order does not matter: the
         // stored flag only decides how a redelivery of this message is treated.
-        let (brokerId, rq) = try store.read { db -> (Data, RcvQueueRecord?) in
+        let (m, rq) = try store.read { db -> (RcvMessageRecord, RcvQueueRecord?) in
             guard let m = try db.rcvMessage(connId, internalId: msgId) else {
                 throw AgentError.connection(.notFound, "message \(msgId)")
             }
             // The queue it came on (two while the connection switches queues), else the primary one.
             // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
-            if let id = m.rcvQueueId { return (m.brokerId, try db.rcvQueue(id)) }
+            if let id = m.rcvQueueId { return (m, try db.rcvQueue(id)) }
             guard let rq = try db.rcvQueues(connId).first else { throw AgentError.internalError("no receive queue") }
-            return (m.brokerId, rq)
+            return (m, rq)
         }
         let relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?
         if let rq { relay = (try client(rq.server), try authKey(rq.rcvPrivateKey), rq) } else { relay = nil }
         // A child task: it runs off the actor, so the ACK leaves before the write below.
-        async let acked: AgentError? = Self.ack(relay, brokerId)
+        async let acked: AgentError? = Self.ack(relay, m.brokerId)
+        // The actor does not suspend between the read and this write, so `m` is still current.
         let (already, receiptRefused) = try write { db -> (Bool, Bool) in
-            guard let m = try db.rcvMessage(connId, internalId: msgId) else {
-                throw AgentError.connection(.notFound, "message \(msgId)")
-            }
             if m.userAck { return (true, false) }
             try db.markRcvMessageAcknowledged(connId, internalId: msgId)
             guard let receipt else { return (false, false) }
