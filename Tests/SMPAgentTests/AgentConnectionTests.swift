@@ -255,5 +255,36 @@ final class AgentConnectionTests: XCTestCase {
         await bob.stop()
         await relay.stop()
     }
-}
 
+    /// The first receipt after a quiet spell goes at once; the receipts of a burst that follow
+    /// wait out `receiptBatchInterval` and go together, and the sender reports every one.
+    func testReceiptsOfABurstShareOneAgentMessage() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        var config = testAgentConfig([try relay.address])
+        config.receiptBatchInterval = 1
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+        let (a, b) = try await connect(alice, bob)
+        var ids: [Int64] = []
+        for i in 0..<10 { ids.append(try await alice.agent.sendMessage(connId: a, body: Array("m\(i)".utf8))) }
+        for i in 0..<10 { _ = try await receive(bob, b, "m\(i)", receipt: Array("r\(i)".utf8)) }
+        func reported() -> [[MsgReceipt]] {
+            alice.events.compactMap { e in if e.connId == a, case .rcvd(let r) = e.kind { r } else { nil } }
+        }
+        let first = try await alice.waitFor("first RCVD") { _ in reported().first }
+        XCTAssertEqual(first.map(\.agentMsgId), [ids[0]], "an isolated receipt is not held back")
+        _ = try await alice.waitFor("all receipts", timeout: 15) { _ in reported().joined().count >= 10 ? true : nil }
+        let batches = reported()
+        XCTAssertEqual(batches.joined().map(\.agentMsgId), ids)
+        XCTAssertEqual(batches.joined().map(\.rcptInfo), (0..<10).map { Array("r\($0)".utf8) })
+        XCTAssertLessThanOrEqual(batches.count, 3, "the burst's receipts share A_RCVD messages: \(batches.map(\.count))")
+        let left = try await bob.agent.pendingReceiptCount(b)
+        XCTAssertEqual(left, 0)
+        await alice.stop()
+        await bob.stop()
+        await relay.stop()
+    }
+}

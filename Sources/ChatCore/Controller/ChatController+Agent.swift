@@ -183,9 +183,9 @@ extension ChatController {
             if fileDescrSent(agentConnId, msgId) { return }
             try statusUpdate(agentConnId, msgId, .sndSent(sndProgress: .complete))
         case .rcvd(let receipts):
-            for r in receipts {
-                try statusUpdate(agentConnId, r.agentMsgId, .sndRcvd(msgRcptStatus: r.ok ? .ok : .badMsgHash, sndProgress: .complete))
-            }
+            try statusesUpdate(agentConnId, receipts.map { r in
+                (r.agentMsgId, .sndRcvd(msgRcptStatus: r.ok ? .ok : .badMsgHash, sndProgress: .complete))
+            })
         case .merr(let msgId, let err):
             try statusUpdate(agentConnId, msgId, .sndError(agentError: .other(sndError: "\(err)")))
         case .err(let err):
@@ -430,34 +430,58 @@ extension ChatController {
     }
 
     private func statusUpdate(_ agentConnId: String, _ msgId: Int64, _ status: CIStatus) throws(ChatError) {
-        if try groupDeliveryUpdate(agentConnId, msgId, status) { return }
-        let found = try store.read { db in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: msgId) }
-        guard let (_, contactId, userId, _) = found.first else {
-            // Bounded: reports for messages that make no item (edits, events) are never claimed.
-            if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
-            earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: msgId)] = status
-            return
-        }
-        // Every item that went in this agent message (one, or a batch). A late SENT must not
-        // overwrite "delivered" (checked in the same statement).
-        let statusJSON = try json(status)
-        let changed: [Int64]
-        if Self.isSent(status) && config.deferredStatusDelay > 0 {
-            // "Sent" is deferred to the next write (the receipt's, usually; at most
-            // `config.deferredStatusDelay` later): a sent message costs two writes (issue 14).
-            // An item already delivered keeps that status, as the deferred write does.
-            changed = found.filter { f in !Self.isDelivered(f.3) }.map(\.0)
-            store.deferSentStatus(changed, statusJSON: statusJSON, at: Self.now)
-            scheduleDeferredFlush()
-        } else {
-            changed = try store.write { db -> [Int64] in
-                try found.compactMap { f in try db.setSentItemStatus(f.0, statusJSON, keepDelivered: Self.isSent(status), at: Self.now) ? f.0 : nil }
+        try statusesUpdate(agentConnId, [(msgId, status)])
+    }
+
+    /// Statuses of messages sent on one connection (an A_RCVD lists many receipts): the items
+    /// of direct messages change in one transaction and are reported in one event.
+    private func statusesUpdate(_ agentConnId: String, _ updates: [(msgId: Int64, status: CIStatus)]) throws(ChatError) {
+        var direct: [(msgId: Int64, status: CIStatus)] = []
+        for u in updates where !(try groupDeliveryUpdate(agentConnId, u.msgId, u.status)) { direct.append(u) }
+        guard !direct.isEmpty else { return }
+        let found = try store.read { db in try direct.map { u in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: u.msgId) } }
+        var owner: (contactId: Int64, userId: Int64)?
+        var changed: [Int64] = []
+        var toWrite: [(items: [Int64], statusJSON: String, keepDelivered: Bool)] = []
+        for (u, items) in zip(direct, found) {
+            guard let first = items.first else {
+                // Bounded: reports for messages that make no item (edits, events) are never claimed.
+                if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
+                earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: u.msgId)] = u.status
+                continue
+            }
+            owner = (first.1, first.2)
+            // Every item that went in this agent message (one, or a batch).
+            let statusJSON = try json(u.status)
+            if Self.isSent(u.status) && config.deferredStatusDelay > 0 {
+                // "Sent" is deferred to the next write (the receipt's, usually; at most
+                // `config.deferredStatusDelay` later): a sent message costs two writes (issue 14).
+                // An item already delivered keeps that status, as the deferred write does.
+                let ids = items.filter { f in !Self.isDelivered(f.3) }.map(\.0)
+                store.deferSentStatus(ids, statusJSON: statusJSON, at: Self.now)
+                scheduleDeferredFlush()
+                changed += ids
+            } else {
+                // A late SENT must not overwrite "delivered" (checked in the same statement).
+                toWrite.append((items.map(\.0), statusJSON, Self.isSent(u.status)))
             }
         }
-        guard !changed.isEmpty, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return }
-        var items: [AChatItem] = []
-        for itemId in changed { items.append(AChatItem(chatInfo: .direct(contact: contact), chatItem: try chatItem(itemId))) }
-        emit(.chatItemsStatusesUpdated(user: try userById(userId), chatItems: items))
+        if !toWrite.isEmpty {
+            changed += try store.write { db -> [Int64] in
+                try toWrite.flatMap { w in
+                    try w.items.filter { id in try db.setSentItemStatus(id, w.statusJSON, keepDelivered: w.keepDelivered, at: Self.now) }
+                }
+            }
+        }
+        guard !changed.isEmpty, let owner else { return }
+        let deferred = store.deferredSentStatuses
+        let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
+            guard let contact = try self.contact(db, owner.contactId) else { return (nil, []) }
+            let items = try changed.compactMap { id in try db.chatItemRow(id).map { r in try self.chatItem(db, r, deferred: deferred) } }
+            return (contact, items)
+        }
+        guard let contact, !items.isEmpty else { return }
+        emit(.chatItemsStatusesUpdated(user: try userById(owner.userId), chatItems: items.map { AChatItem(chatInfo: .direct(contact: contact), chatItem: $0) }))
     }
 
     static func isSent(_ s: CIStatus) -> Bool {

@@ -19,6 +19,10 @@ public struct AgentConfig: Sendable {
     /// First delay before re-sending after a network failure; doubles up to the maximum.
     public var retryInterval: Double = 0.05
     public var maxRetryInterval: Double = 5
+    /// Seconds a delivery receipt may wait after the connection's last A_RCVD so that receipts
+    /// of a burst go together (one A_RCVD lists them all). An isolated receipt goes at once.
+    /// 0 sends each as soon as the delivery worker is free.
+    public var receiptBatchInterval: Double = 0.1
     /// Password for relays that require one to create queues.
     public var basicAuth: [UInt8]?
     /// Agent protocol versions we take part in (simplexmq `smpAgentVRange`): advertised in our

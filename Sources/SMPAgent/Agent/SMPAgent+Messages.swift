@@ -49,8 +49,8 @@ extension SMPAgent {
         // A child task: it runs off the actor, so the ACK leaves before the write below.
         async let acked: AgentError? = Self.ack(relay, m.brokerId)
         // The actor does not suspend between the read and this write, so `m` is still current.
-        let (already, receiptRefused) = try write { db -> (Bool, Bool) in
-            if m.userAck { return (true, false) }
+        let (receiptQueued, receiptRefused) = try write { db -> (Bool, Bool) in
+            if m.userAck { return (false, false) }
             try db.markRcvMessageAcknowledged(connId, internalId: msgId)
             guard let receipt else { return (false, false) }
             // As simplexmq: the message is acknowledged, but no receipt is queued while
@@ -58,13 +58,12 @@ extension SMPAgent {
             let conn = try db.connectionRecord(connId)
             if conn?.ratchetSyncState.sendProhibited ?? false { return (false, true) }
             // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
-            if (conn?.agentVersion ?? 0) >= Int(AgentVersion.deliveryReceipts) {
-                // Sent by the delivery worker with the others waiting, in one A_RCVD.
-                try db.insertPendingReceipt(connId, AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt))
-            }
-            return (false, false)
+            guard (conn?.agentVersion ?? 0) >= Int(AgentVersion.deliveryReceipts) else { return (false, false) }
+            // Sent by the delivery worker with the others waiting, in one A_RCVD.
+            try db.insertPendingReceipt(connId, AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt))
+            return (true, false)
         }
-        if receipt != nil && !already { wake(connId) }
+        if receiptQueued { receiptWaiting(connId) }
         if let error = await acked { throw error }
         if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
     }
@@ -134,20 +133,24 @@ extension SMPAgent {
     private func deliver(connId: String, wakeups: AsyncStream<Void>) async {
         var iterator = wakeups.makeAsyncIterator()
         var delay = config.retryInterval
+        // What to send next, when the last transaction read it and nothing ran since.
+        var prefetched: Next?
+        // Receipts left from before a restart are looked for once.
+        var firstPass = true
         while !Task.isCancelled, !stopped {
             let next: Next
             do {
-                try queueWaitingReceipts(connId)
-                next = try store.read { db -> Next in
-                    guard let m = try db.nextPendingSndMessage(connId)
-                    else { return .idle }
-                    // A message for a given queue (QTEST) goes there; the rest to the current queue,
-                    // the one not replacing another (the old one until a switch completes).
-                    let named = try m.sndQueueId.flatMap { id in try db.sndQueue(id) }
-                    guard let sq = try named ?? db.currentSndQueue(connId)
-                    else { return .idle }
-                    return .send(m, sq)
+                // Receipts waiting for their interval (`receiptWaiting`) are left for the wake-up.
+                if firstPass || (receiptsWaiting.contains(connId) && !receiptWakes.contains(connId)) {
+                    if try queueWaitingReceipts(connId, lookInStore: firstPass) { prefetched = nil }
+                    firstPass = false
                 }
+                if let p = prefetched {
+                    next = p
+                } else {
+                    next = try store.read { db in try self.nextToSend(db, connId) }
+                }
+                prefetched = nil
             } catch {
                 return
             }
@@ -158,7 +161,7 @@ extension SMPAgent {
             do {
                 try await send(msg, sq)
                 delay = config.retryInterval
-                await sent(msg, sq)
+                prefetched = sent(msg, sq)
             } catch {
                 if Task.isCancelled || stopped { return }
                 if error.isTemporary || isQuota(error) {
@@ -177,21 +180,66 @@ extension SMPAgent {
         }
     }
 
+    /// The connection's next pending message and the queue it goes to, in the caller's transaction.
+    private func nextToSend(_ db: Database, _ connId: String) throws -> Next {
+        guard let m = try db.nextPendingSndMessage(connId) else { return .idle }
+        // A message for a given queue (QTEST) goes there; the rest to the current queue,
+        // the one not replacing another (the old one until a switch completes).
+        let named = try m.sndQueueId.flatMap { id in try db.sndQueue(id) }
+        guard let sq = try named ?? db.currentSndQueue(connId) else { return .idle }
+        return .send(m, sq)
+    }
+
+    /// A receipt now waits for the connection's next A_RCVD. The first after a quiet spell goes
+    /// at once; later ones wait until `receiptBatchInterval` has passed since the last A_RCVD,
+    /// so a burst of messages is answered by a few A_RCVD carrying many receipts each.
+    private func receiptWaiting(_ connId: String) {
+        receiptsWaiting.insert(connId)
+        let interval = UInt64(max(0, config.receiptBatchInterval) * 1e9)
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let last = lastReceiptQueued[connId], now &- last < interval else {
+            wake(connId)
+            return
+        }
+        guard receiptWakes.insert(connId).inserted else { return }
+        let wait = interval - (now - last)
+        Task { [weak self] in
+            try? await Task.sleep(nanoseconds: wait)
+            await self?.receiptWakeDue(connId)
+        }
+    }
+
+    private func receiptWakeDue(_ connId: String) {
+        receiptWakes.remove(connId)
+        wake(connId)
+    }
+
     /// Receipts acknowledged since the last A_RCVD went out, as one A_RCVD queued behind what is
     /// pending. simplexmq sends one A_RCVD per receipt; its list form carries many, and a peer
     /// (simplexmq `messagesRcvd`) reports each. Under load this halves the agent messages a
-    /// conversation costs. Nothing is queued while the ratchet is out of sync.
-    private func queueWaitingReceipts(_ connId: String) throws {
-        guard try store.read({ db in try db.hasPendingReceipts(connId) }) else { return }
-        try write { db in
-            var receipts = try db.pendingReceipts(connId, limit: 64)
-            guard !receipts.isEmpty, let conn = try db.connectionRecord(connId), !conn.ratchetSyncState.sendProhibited else { return }
+    /// conversation costs. Nothing is queued while the ratchet is out of sync (the receipts
+    /// wait). Returns whether an A_RCVD was queued.
+    private func queueWaitingReceipts(_ connId: String, lookInStore: Bool) throws -> Bool {
+        if lookInStore, !(try store.read({ db in try db.hasPendingReceipts(connId) })) {
+            receiptsWaiting.remove(connId)
+            return false
+        }
+        let limit = 64
+        let (queued, more) = try write { db -> (Bool, Bool) in
+            var receipts = try db.pendingReceipts(connId, limit: limit)
+            guard !receipts.isEmpty, let conn = try db.connectionRecord(connId) else { return (false, false) }
+            if conn.ratchetSyncState.sendProhibited { return (false, true) }
+            let fetched = receipts.count
             // As many as fit one padded agent message (receipts carry the chat's rcptInfo).
             let room = AgentMessageSize.e2eEncAgentMsgLength(version: UInt16(conn.agentVersion), pq: conn.pqSupport) - 256
             while receipts.count > 1, (try AMessage.aRcvd(receipts).smpEncoded()).count > room { receipts.removeLast(receipts.count / 2) }
             try db.deletePendingReceipts(connId, agentMsgIds: receipts.map(\.agentMsgId))
             _ = try self.enqueue(db, connId: connId, .aRcvd(receipts), type: .receipt)
+            return (true, fetched == limit || receipts.count < fetched)
         }
+        if !more { receiptsWaiting.remove(connId) }
+        if queued { lastReceiptQueued[connId] = DispatchTime.now().uptimeNanoseconds }
+        return queued
     }
 
     /// Receipts acknowledged on the connection and not yet queued in an A_RCVD (for tests).
@@ -233,12 +281,17 @@ extension SMPAgent {
     }
 
     /// Records the delivery and moves the procedure on (HELLO and confirmations change state).
-    private func sent(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async {
+    /// Returns the next message to send, read in the same transaction (nil: read it again).
+    private func sent(_ msg: SndMessageRecord, _ sq: SndQueueRecord) -> Next? {
         var connected: Bool?
+        var next: Next?
         do {
             connected = try write { db -> Bool? in
                 try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
-                guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else { return nil }
+                guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else {
+                    next = try self.nextToSend(db, msg.connId)
+                    return nil
+                }
                 switch msg.msgType {
                 case .confirmation:
                     if sq.status == .new {
@@ -263,7 +316,12 @@ extension SMPAgent {
         }
         if msg.msgType == .message { emit(msg.connId, .sent(msgId: msg.internalId)) }
         if let pq = connected { emit(msg.connId, .con(pqEncryption: pq)) }
-        if msg.msgType == .qKey || msg.msgType == .qTest { switchMessageSent(msg, sq) }
+        // A queue switch step may queue or drop messages: read again after it.
+        if msg.msgType == .qKey || msg.msgType == .qTest {
+            switchMessageSent(msg, sq)
+            return nil
+        }
+        return next
     }
 
     private func failed(_ msg: SndMessageRecord, _ error: AgentError) {

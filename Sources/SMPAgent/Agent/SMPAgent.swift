@@ -30,6 +30,12 @@ public actor SMPAgent {
     /// One delivery worker per connection with something to send.
     var workers: [String: DeliveryWorker] = [:]
     var stopped = false
+    /// Connections whose acknowledged receipts wait for an A_RCVD (SMPAgent+Messages).
+    var receiptsWaiting: Set<String> = []
+    /// When each connection last queued an A_RCVD (uptime ns), and the connections with a
+    /// wake-up scheduled for their next one (`AgentConfig.receiptBatchInterval`).
+    var lastReceiptQueued: [String: UInt64] = [:]
+    var receiptWakes: Set<String> = []
     /// Committed ratchet states by connection (see SMPAgent+RatchetCache).
     var ratchetCache: [String: PQRatchet] = [:]
     /// Parsed queue signing keys by their stored PKCS#8 bytes: parsing derives the public key
