@@ -247,7 +247,8 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         #expect(custItems.filter { $0.type == "rcvGroupFeature" }.count == 9)
         #expect(custItems.contains { $0.type == "sndMsgContent" && $0.text == "I want to order" })
         let bizItems = try await contents(biz, bg)
-        #expect(bizItems.first?.type == "sndGroupE2EEInfo", "\(bizItems)")
+        #expect(bizItems.prefix(2).map(\.type) == ["chatBanner", "sndGroupE2EEInfo"], "\(bizItems)")
+        #expect(custItems.first?.type == "chatBanner", "\(custItems)")
         #expect(bizItems.filter { $0.type == "sndGroupFeature" }.count == 9)
         let requestIndex = bizItems.firstIndex { $0.type == "rcvMsgContent" && $0.text == "I want to order" }
         let featureIndex = bizItems.lastIndex { $0.type == "sndGroupFeature" }

@@ -64,7 +64,10 @@ extension ChatController {
             if let contactReqId { try db.setBusinessRequestId(groupId, contactReqId.base64url) }
             return (groupId, gmId)
         }
-        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: true)
+        // simplex-chat `acceptBusinessJoinRequestAsync` (e2e notice, feature items) and the banner
+        // `profileContactRequest` adds (made first here: our listings go by item ID).
+        try joiningGroupBanner(userId: userId, groupId: groupId)
+        try createdGroupItems(user: user, groupId: groupId, banner: false)
         if let requestMsg {
             let itemId = try createRequestItem(user: user, groupId: groupId, customerGmId: customerGmId, requestMsg)
             emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
@@ -173,7 +176,8 @@ extension ChatController {
         }
         // simplex-chat makes the feature items when preparing (`createGroupFeatureItems_`), then the
         // welcome; the e2e notice comes when the business is connected.
-        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false, e2e: false)
+        try joiningGroupBanner(userId: userId, groupId: groupId)
+        _ = try createGroupFeatureItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false)
         if let welcome = data.message, let welcomeJSON, let welcomeId {
             try store.write { db in
                 try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew,
