@@ -45,8 +45,8 @@ private func chatItems(_ c: Client, _ ref: String) async throws -> [(type: Strin
     /// Two contacts connected through an invitation (simplex-chat CON of a contact that is neither
     /// prepared nor from a request): banner, `rcvDirectE2EEInfo` with the negotiated post-quantum
     /// state, `rcvChatFeature` for the five features of the release. A new group (`APINewGroup`):
-    /// banner, `sndGroupE2EEInfo`, nine `sndGroupFeature`; the invited member at its host's CON:
-    /// `rcvGroupE2EEInfo` and nine `rcvGroupFeature` from the host, before "connected".
+    /// banner, `sndGroupE2EEInfo`, nine `sndGroupFeature`; the invited member: the banner with the
+    /// invitation, then at its host's CON `rcvGroupE2EEInfo` and nine `rcvGroupFeature`, before "connected".
     @Test func newContactAndGroupItems() async throws {
         let dir = NSTemporaryDirectory() + "new-chat-items-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -107,7 +107,8 @@ private func chatItems(_ c: Client, _ ref: String) async throws -> [(type: Strin
         try await bob.event("newChatItems") { itemTypes($0) == Array(repeating: "rcvGroupFeature", count: 9) }
         let bobItems = try await chatItems(bob, "#\(bg)")
         let connectedAt = try #require(bobItems.firstIndex { $0.type == "rcvGroupEvent" })
-        #expect(Array(bobItems.prefix(connectedAt)).map(\.type) == ["rcvGroupE2EEInfo"] + Array(repeating: "rcvGroupFeature", count: 9),
+        // The banner from the invitation (`processGroupInvitation`), then the host's CON items.
+        #expect(Array(bobItems.prefix(connectedAt)).map(\.type) == ["chatBanner", "rcvGroupE2EEInfo"] + Array(repeating: "rcvGroupFeature", count: 9),
                 "\(bobItems.map(\.type))")
         await alice.c.close()
         await bob.c.close()

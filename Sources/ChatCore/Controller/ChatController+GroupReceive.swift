@@ -36,6 +36,8 @@ extension ChatController {
             }
             return (groupId, hostGmId)
         }
+        // simplex-chat `processGroupInvitation`: the new group chat's banner (no event).
+        try joiningGroupBanner(userId: user.userId, groupId: groupId)
         let g = try groupInfo(groupId)
         let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: hostGmId, localDisplayName: g.localDisplayName,
                                       groupProfile: inv.groupProfile, status: .pending)
@@ -369,6 +371,8 @@ extension ChatController {
             }
             return (groupId, hostGmId)
         }
+        // A group first recorded here gets its banner (a prepared one has it already).
+        if prepared == nil { try joiningGroupBanner(userId: userId, groupId: groupId) }
         let g = try groupInfo(groupId)
         let agent = try runningAgent()
         let connInfo = try encodeInfo(.info(membershipProfile(g)))
