@@ -254,6 +254,9 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         let featureIndex = bizItems.lastIndex { $0.type == "sndGroupFeature" }
         #expect(requestIndex != nil && featureIndex != nil && requestIndex! > featureIndex!)
         #expect(bizItems.filter { $0.text == "Hello again, customer" }.count == 1)
+        // The auto-reply is made with the request, before the customer's message (simplex-chat `profileContactRequest`).
+        let replyIndex = bizItems.firstIndex { $0.type == "sndMsgContent" && $0.text == "Hello again, customer" }
+        #expect(replyIndex != nil && requestIndex != nil && replyIndex! == requestIndex! - 1, "\(bizItems)")
 
         // The chat goes on as usual, both ways.
         try await cust.cmd(#"/_send #\#(pg) json [{"msgContent":{"type":"text","text":"two please"}}]"#)
