@@ -161,6 +161,45 @@ private func chatItems(_ c: Client, _ ref: String) async throws -> [(type: Strin
         await relay.shutdown()
     }
 
+    /// A request to an address, with a message, accepted (simplex-chat `profileContactRequest`: the
+    /// contact made for the request gets banner, e2e notice and features, then the request's message);
+    /// at CON no second set. The requester's prepared contact: banner, e2e notice saying nothing (an
+    /// address), features, its sent message, then at CON the negotiated e2e notice.
+    @Test func acceptedRequestItems() async throws {
+        let dir = NSTemporaryDirectory() + "request-items-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relay, server) = try await startRelay(dir)
+        let alice = try await Client("alice", dir: dir, server: server)
+        let bob = try await Client("bob", dir: dir, server: server)
+        let address = try await alice.cmd("/_address 1")
+        let link = try #require((address["connLinkContact"] as? [String: Any])?["connFullLink"] as? String)
+        try await alice.cmd(#"/_address_settings 1 {"businessAddress":false,"autoAccept":{"acceptIncognito":false}}"#)
+        let prepared = try await bob.cmd(#"/_prepare contact 1 \#(link) {"profile":{"displayName":"alice","fullName":""},"business":false}"#)
+        let ct = try #require(((((prepared["chat"] as? [String: Any])?["chatInfo"] as? [String: Any])?["contact"] as? [String: Any])?["contactId"] as? NSNumber)?.int64Value)
+        try await bob.cmd("/_connect contact @\(ct) text hello alice")
+        let accepting = try await alice.event("acceptingContactRequest")
+        let bobAtAlice = try #require(contactId(accepting))
+        try await alice.event("contactConnected")
+        try await bob.event("contactConnected")
+        try await Task.sleep(nanoseconds: 300_000_000)
+
+        let aliceItems = try await chatItems(alice, "@\(bobAtAlice)")
+        #expect(Array(aliceItems.prefix(8)).map(\.type) == ["chatBanner", "rcvDirectE2EEInfo"] + Array(repeating: "rcvChatFeature", count: 5) + ["rcvMsgContent"],
+                "\(aliceItems.map(\.type))")
+        #expect(aliceItems[7].text == "hello alice")
+        #expect(aliceItems.filter { $0.type == "chatBanner" }.count == 1 && aliceItems.filter { $0.type == "rcvChatFeature" }.count == 5)
+
+        let bobItems = try await chatItems(bob, "@\(ct)")
+        #expect(Array(bobItems.prefix(8)).map(\.type) == ["chatBanner", "rcvDirectE2EEInfo"] + Array(repeating: "rcvChatFeature", count: 5) + ["sndMsgContent"],
+                "\(bobItems.map(\.type))")
+        // The address promised nothing; the connection's state comes as a second notice.
+        #expect(bobItems.filter { $0.type == "rcvDirectE2EEInfo" }.count == 2)
+        #expect(bobItems.filter { $0.type == "rcvChatFeature" }.count == 5)
+        await alice.c.close()
+        await bob.c.close()
+        await relay.shutdown()
+    }
+
     /// The customer of a business chat, made admin by the business, adds its own contact (simplex-chat
     /// `APIAddMember` -> `mkGroupInvitation` with `business = businessChat`: the inviter's own view).
     /// The invitee's chat is a `business` chat named after the business, its main member the

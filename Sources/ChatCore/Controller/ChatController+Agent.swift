@@ -167,7 +167,6 @@ extension ChatController {
             }
             guard let contactId = conn["contact_id"] as Int64? else { return }
             let userId: Int64 = conn["user_id"]
-            let prepared = try store.read { db in try self.contact(db, contactId) }?.preparedContact
             let contact = try store.write { db -> Contact? in
                 // simplex-chat starts the chat here (its feature items), so the contact has a chat time.
                 try db.contactConnected(contactId, agentConnId: agentConnId, at: Self.now)
@@ -177,9 +176,7 @@ extension ChatController {
             let user = try userById(userId)
             let custom = try (conn["custom_user_profile_id"] as Int64?).map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
             emit(.contactConnected(user: user, contact: contact, userCustomProfile: custom))
-            try contactConnectedItems(user: user, contact, wasPrepared: prepared != nil,
-                                      linkPQ: prepared.flatMap { p in (try? ConnectionRequestURI(parsing: p.connLinkToConnect.connFullLink)).flatMap(Self.linkPQEncryption) },
-                                      pq: pq)
+            try contactConnectedItems(user: user, contact, pq: pq)
             try await sendWelcome(conn, user: user, contact: contact)
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)

@@ -18,14 +18,18 @@ extension ChatController {
 
     /// An internal item of a new chat: sent items start `sndNew`, received ones `rcvRead` (simplex-chat
     /// `ciCreateStatus`: none of these needs attention), dated now unless `epoch`.
+    private func newChatItemValue(userId: Int64, contactId: Int64? = nil, groupId: Int64? = nil, memberGmId: Int64? = nil, sent: Bool,
+                                  content: CIContent, text: String, epoch: Bool = false) throws(ChatError) -> NewChatItem {
+        NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
+                    itemTs: epoch ? 0 : Self.now, text: text, contentJSON: try json(content),
+                    statusJSON: try json(sent ? CIStatus.sndNew : CIStatus.rcvRead), sharedMsgId: nil)
+    }
+
     private func newChatItem(userId: Int64, contactId: Int64? = nil, groupId: Int64? = nil, memberGmId: Int64? = nil, sent: Bool,
                              content: CIContent, text: String, epoch: Bool = false) throws(ChatError) -> Int64 {
-        let contentJSON = try json(content)
-        let statusJSON = try json(sent ? CIStatus.sndNew : CIStatus.rcvRead)
-        let now = Self.now
-        let item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
-                               itemTs: epoch ? 0 : now, text: text, contentJSON: contentJSON, statusJSON: statusJSON, sharedMsgId: nil)
-        return try store.write { db in try db.insertChatItem(item, at: now) }
+        let item = try newChatItemValue(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
+                                        content: content, text: text, epoch: epoch)
+        return try store.write { db in try db.insertChatItem(item, at: Self.now) }
     }
 
     /// `CIChatBanner`: a sent item dated 1970-01-01 that only draws the chat's header in the apps.
@@ -37,25 +41,27 @@ extension ChatController {
 
     // MARK: direct chats
 
-    /// `CIRcvDirectE2EEInfo` with the post-quantum state the connection negotiated.
-    func createDirectE2EItem(userId: Int64, contactId: Int64, pqEnabled: Bool?) throws(ChatError) -> Int64 {
-        try newChatItem(userId: userId, contactId: contactId, sent: false, content: .rcvDirectE2EEInfo(e2eeInfo: E2EInfo(pqEnabled: pqEnabled)),
-                        text: pqEnabled == true ? Self.e2eInfoPQText : Self.e2eInfoNoPQText)
-    }
-
-    /// simplex-chat `createFeatureEnabledItems_`: one received `rcvChatFeature` per feature, with
-    /// the merged state (`featureState`: the parameter only when enabled for the user).
-    func createContactFeatureItems(user: User, _ contact: Contact) throws(ChatError) -> [Int64] {
-        var ids: [Int64] = []
+    /// A direct chat's new items, in order: the banner, `CIRcvDirectE2EEInfo` with `pqEnabled`, and
+    /// simplex-chat `createFeatureEnabledItems_` (one `rcvChatFeature` per feature, with the merged
+    /// state; the parameter only when enabled for the user, `featureState`).
+    func directNewChatItems(user: User, _ contact: Contact, pqEnabled: Bool?, banner: Bool = true) throws(ChatError) -> [NewChatItem] {
+        let contactId = contact.contactId
+        var items: [NewChatItem] = []
+        if banner {
+            items.append(try newChatItemValue(userId: user.userId, contactId: contactId, sent: true, content: .chatBanner, text: "", epoch: true))
+        }
+        items.append(try newChatItemValue(userId: user.userId, contactId: contactId, sent: false,
+                                          content: .rcvDirectE2EEInfo(e2eeInfo: E2EInfo(pqEnabled: pqEnabled)),
+                                          text: pqEnabled == true ? Self.e2eInfoPQText : Self.e2eInfoNoPQText))
         for f in Self.itemChatFeatures {
             let enabled = contact.mergedPreferences.enabled(f)
             let param: Int? = f == .timedMessages && enabled.forUser
                 ? (contact.userPreferences.timedMessages?.ttl ?? user.profile.profile.preferences?.timedMessages?.ttl) : nil
-            ids.append(try newChatItem(userId: user.userId, contactId: contact.contactId, sent: false,
-                                       content: .rcvChatFeature(feature: f, enabled: enabled, param: param),
-                                       text: Self.featureStateText(f, enabled, param)))
+            items.append(try newChatItemValue(userId: user.userId, contactId: contactId, sent: false,
+                                              content: .rcvChatFeature(feature: f, enabled: enabled, param: param),
+                                              text: Self.featureStateText(f, enabled, param)))
         }
-        return ids
+        return items
     }
 
     /// simplex-chat `featureStateText`: the feature's name and for whom it is on.
@@ -83,28 +89,34 @@ extension ChatController {
         return parts.joined(separator: " ")
     }
 
-    /// At a contact's CON (simplex-chat `processDirectMessage` CON): a contact neither prepared from a
-    /// link nor accepted from a request made now gets the banner (when its chat is empty), the e2e
-    /// notice and the feature items; a prepared one has them already and gets the notice again only
-    /// when the connection's post-quantum state differs from what its link promised. Each
-    /// `createInternalChatItem` is its own `newChatItems`, the features one more.
-    func contactConnectedItems(user: User, _ contact: Contact, wasPrepared: Bool, linkPQ: Bool?, pq: Bool) throws(ChatError) {
+    /// At a contact's CON (simplex-chat `processDirectMessage` CON). A contact whose chat already has
+    /// its e2e notice (prepared from a link, or accepted from a request: made then, as simplex-chat
+    /// does at `APIPrepareContact` and at REQ) gets a new notice only when the negotiated post-quantum
+    /// state differs from the one shown. Any other contact gets the banner (when its chat is empty),
+    /// the notice and the feature items now: each `createInternalChatItem` its own `newChatItems`,
+    /// the features one more.
+    func contactConnectedItems(user: User, _ contact: Contact, pq: Bool) throws(ChatError) {
         let contactId = contact.contactId
-        if wasPrepared {
-            guard linkPQ != pq else { return }
-            let id = try createDirectE2EItem(userId: user.userId, contactId: contactId, pqEnabled: pq)
+        let (hasItems, shown) = try store.read { db in (try db.contactHasItems(contactId), try db.contactE2EInfo(contactId)) }
+        if let shown {
+            guard shown != pq else { return }
+            let id = try newChatItem(userId: user.userId, contactId: contactId, sent: false, content: .rcvDirectE2EEInfo(e2eeInfo: E2EInfo(pqEnabled: pq)),
+                                     text: pq ? Self.e2eInfoPQText : Self.e2eInfoNoPQText)
             emit(.newChatItems(user: user, chatItems: [try directItem(contactId, id)]))
             return
         }
-        let hasItems = try store.read { db in try db.contactHasItems(contactId) }
+        var items = try directNewChatItems(user: user, contact, pqEnabled: pq, banner: !hasItems)
+        let now = Self.now
+        func insert(_ i: NewChatItem) throws(ChatError) -> Int64 { try store.write { db in try db.insertChatItem(i, at: now) } }
         if !hasItems {
-            let id = try createBannerItem(userId: user.userId, contactId: contactId)
+            let id = try insert(items.removeFirst())
             emit(.newChatItems(user: user, chatItems: [try directItem(contactId, id)]))
         }
-        let e2e = try createDirectE2EItem(userId: user.userId, contactId: contactId, pqEnabled: pq)
+        let e2e = try insert(items.removeFirst())
         emit(.newChatItems(user: user, chatItems: [try directItem(contactId, e2e)]))
-        let features = try createContactFeatureItems(user: user, contact)
-        emit(.newChatItems(user: user, chatItems: try features.map { id throws(ChatError) in try directItem(contactId, id) }))
+        var features: [AChatItem] = []
+        for i in items { features.append(try directItem(contactId, try insert(i))) }
+        emit(.newChatItems(user: user, chatItems: features))
     }
 
     func directItem(_ contactId: Int64, _ itemId: Int64) throws(ChatError) -> AChatItem {
@@ -186,11 +198,11 @@ extension ChatController {
     /// A contact prepared from a link (`APIPrepareContact`): the banner, the e2e notice as the link
     /// promises, the feature items; no events (the reference makes them with `createChatItem`).
     func createPreparedContactItems(user: User, contactId: Int64, linkPQ: Bool?) throws(ChatError) {
-        _ = try createBannerItem(userId: user.userId, contactId: contactId)
-        _ = try createDirectE2EItem(userId: user.userId, contactId: contactId, pqEnabled: linkPQ)
         guard let contact = try store.read({ db in try self.contact(db, contactId) }) else {
             throw .errorStore(storeError: .contactNotFound(contactId: contactId))
         }
-        _ = try createContactFeatureItems(user: user, contact)
+        let items = try directNewChatItems(user: user, contact, pqEnabled: linkPQ)
+        let now = Self.now
+        try store.write { db in for i in items { _ = try db.insertChatItem(i, at: now) } }
     }
 }
