@@ -532,6 +532,12 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): accepting business address request...")
         case .newChatItems(_, let items):
             for ci in items {
+                // A new chat's own items (e2e notice, feature items) are not printed, as simplex-chat's
+                // View.hs (`viewChatItem` with doShow off shows only message contents of these).
+                switch ci.chatItem.content {
+                case .rcvDirectE2EEInfo, .rcvGroupE2EEInfo, .rcvChatFeature, .rcvGroupFeature, .chatBanner: continue
+                default: break
+                }
                 let text = ci.chatItem.meta.itemText
                 switch (ci.chatInfo, ci.chatItem.chatDir) {
                 case (.group(let g, _), .groupRcv(let member)):

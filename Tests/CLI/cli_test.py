@@ -572,7 +572,9 @@ try:
     check(resp["type"] == "newChatItems", f"send: {resp}")
     carol.expect("bot> hello from the bot")
     carol.type("@bot thanks bot")
-    got = ws.event("newChatItems")
+    # The new chat's own items (banner, e2e notice, features) come as newChatItems first.
+    got = ws.wait(lambda m: "corrId" not in m and m["resp"].get("type") == "newChatItems"
+                  and m["resp"]["chatItems"][0]["chatItem"]["content"]["type"] == "rcvMsgContent")["resp"]
     check(got["chatItems"][0]["chatItem"]["meta"]["itemText"] == "thanks bot", f"received: {got}")
     # A long command (over NIO's default 16 KB frame) is accepted; one over the cap gets an error.
     long_text = "x" * 100_000

@@ -247,12 +247,16 @@ func versionedClient(_ name: String, dir: String, server: String, _ range: Close
         #expect(custItems.filter { $0.type == "rcvGroupFeature" }.count == 9)
         #expect(custItems.contains { $0.type == "sndMsgContent" && $0.text == "I want to order" })
         let bizItems = try await contents(biz, bg)
-        #expect(bizItems.first?.type == "sndGroupE2EEInfo", "\(bizItems)")
+        #expect(bizItems.prefix(2).map(\.type) == ["chatBanner", "sndGroupE2EEInfo"], "\(bizItems)")
+        #expect(custItems.first?.type == "chatBanner", "\(custItems)")
         #expect(bizItems.filter { $0.type == "sndGroupFeature" }.count == 9)
         let requestIndex = bizItems.firstIndex { $0.type == "rcvMsgContent" && $0.text == "I want to order" }
         let featureIndex = bizItems.lastIndex { $0.type == "sndGroupFeature" }
         #expect(requestIndex != nil && featureIndex != nil && requestIndex! > featureIndex!)
         #expect(bizItems.filter { $0.text == "Hello again, customer" }.count == 1)
+        // The auto-reply is made with the request, before the customer's message (simplex-chat `profileContactRequest`).
+        let replyIndex = bizItems.firstIndex { $0.type == "sndMsgContent" && $0.text == "Hello again, customer" }
+        #expect(replyIndex != nil && requestIndex != nil && replyIndex! == requestIndex! - 1, "\(bizItems)")
 
         // The chat goes on as usual, both ways.
         try await cust.cmd(#"/_send #\#(pg) json [{"msgContent":{"type":"text","text":"two please"}}]"#)

@@ -59,6 +59,8 @@ extension ChatController {
             #expect(conn["connChatVersion"] as? Int == 16)
         }
         let toBob = try #require(activeConn(aliceSide)?["agentConnId"] as? String)
+        // The new chat's own items come first (banner, e2e notice, features: three newChatItems).
+        for _ in 0..<3 { try await bob.event("newChatItems") }
 
         // A JSON batch of two messages in one agent message: two items.
         let batch = try #require(try ChatMessageBody.encode([

@@ -176,6 +176,7 @@ extension ChatController {
             let user = try userById(userId)
             let custom = try (conn["custom_user_profile_id"] as Int64?).map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
             emit(.contactConnected(user: user, contact: contact, userCustomProfile: custom))
+            try contactConnectedItems(user: user, contact, pq: pq)
             try await sendWelcome(conn, user: user, contact: contact)
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)

@@ -64,7 +64,16 @@ extension ChatController {
             if let contactReqId { try db.setBusinessRequestId(groupId, contactReqId.base64url) }
             return (groupId, gmId)
         }
-        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: true)
+        // simplex-chat `acceptBusinessJoinRequestAsync` (e2e notice, feature items) and the banner
+        // `profileContactRequest` adds (made first here: our listings go by item ID).
+        try joiningGroupBanner(userId: userId, groupId: groupId)
+        try createdGroupItems(user: user, groupId: groupId, banner: false)
+        if let welcomeMsgId, let reply = Self.contactLink(link).addressSettings.autoReply {
+            // simplex-chat `profileContactRequest`: our auto-reply under the request's welcomeMsgId, made now
+            // (no event), so it comes before the customer's message; at CON it goes as x.msg.update of that ID.
+            _ = try insertItem(userId: userId, groupId: groupId, sent: true, content: .sndMsgContent(msgContent: reply), text: reply.text,
+                               shared: welcomeMsgId.base64url, status: .sndNew)
+        }
         if let requestMsg {
             let itemId = try createRequestItem(user: user, groupId: groupId, customerGmId: customerGmId, requestMsg)
             emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
@@ -121,8 +130,11 @@ extension ChatController {
             // The customer shows our welcome from the address's link data under this ID: our reply
             // updates it (simplex-chat `sendGroupAutoReply` with the request's welcomeSharedMsgId).
             try await sendToMember(m.groupMemberId, .msgUpdate(ChatMsgEvent.MsgUpdate(msgId: shared, content: reply)))
+            // Our copy was made with the request (`businessRequest`); made here only if the address had
+            // no auto-reply then.
+            guard try store.read({ db in try db.sentGroupItemRow(g.groupId, sharedMsgId: welcomeId) }) == nil else { return }
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, sent: true, content: .sndMsgContent(msgContent: reply),
-                                        text: reply.text, shared: welcomeId)
+                                        text: reply.text, shared: welcomeId, status: .sndNew)
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
             return
         }
@@ -173,7 +185,8 @@ extension ChatController {
         }
         // simplex-chat makes the feature items when preparing (`createGroupFeatureItems_`), then the
         // welcome; the e2e notice comes when the business is connected.
-        try createNewChatItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false, e2e: false)
+        try joiningGroupBanner(userId: userId, groupId: groupId)
+        _ = try createGroupFeatureItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false)
         if let welcome = data.message, let welcomeJSON, let welcomeId {
             try store.write { db in
                 try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew,

@@ -1,9 +1,8 @@
 import Foundation
 import GRDB
 
-/// The items simplex-chat puts in a new business chat: the end-to-end encryption notice and one
-/// item per group feature (`createGroupFeatureItems`, with `CISndGroupE2EEInfo`/`CIRcvGroupE2EEInfo`),
-/// and the customer's request message (`createRequestItem`).
+/// Group feature states and names for the items of new chats (ChatController+NewChatItems.swift),
+/// and the customer's request message in a business chat (`createRequestItem`).
 extension ChatController {
     /// The features simplex-chat makes an item for (`allGroupFeatures`), with each one's state as
     /// `groupFeatureState` gives it: the parameter and role only when the feature is on.
@@ -36,32 +35,6 @@ extension ChatController {
         case .history: "Recent history"
         case .sessions: "Sessions"
         }
-    }
-
-    /// The e2e notice and the feature items of a new group chat: sent (`sent`, our side made the
-    /// chat) or received from `memberGmId`. A prepared chat has its feature items already
-    /// (`features` false) and gets the notice only when connected (`e2e` false before).
-    @discardableResult
-    func createNewChatItems(userId: Int64, groupId: Int64, memberGmId: Int64?, sent: Bool, e2e: Bool = true,
-                            features: Bool = true) throws(ChatError) -> [Int64] {
-        let g = try groupInfo(groupId)
-        let info = E2EInfo(pqEnabled: false)
-        var ids: [Int64] = []
-        if e2e {
-            ids.append(try insertItem(userId: userId, groupId: groupId, memberGmId: memberGmId, sent: sent,
-                                      content: sent ? .sndGroupE2EEInfo(e2eeInfo: info) : .rcvGroupE2EEInfo(e2eeInfo: info),
-                                      text: "messages are end-to-end encrypted"))
-        }
-        guard features else { return ids }
-        for (f, enable, param, role) in Self.groupFeatureStates(g.fullGroupPreferences) {
-            let pref = GroupPreference(enable: enable)
-            let content: CIContent = sent
-                ? .sndGroupFeature(groupFeature: f, preference: pref, param: param, memberRole_: role)
-                : .rcvGroupFeature(groupFeature: f, preference: pref, param: param, memberRole_: role)
-            let text = Self.groupFeatureName(f) + ": " + enable.rawValue + (role.map { " for \($0.rawValue)s" } ?? "")
-            ids.append(try insertItem(userId: userId, groupId: groupId, memberGmId: memberGmId, sent: sent, content: content, text: text))
-        }
-        return ids
     }
 
     /// The message a customer sent with its request (x.contact `msgId`/`content`), as the

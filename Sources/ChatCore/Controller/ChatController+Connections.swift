@@ -356,6 +356,11 @@ extension ChatController {
                 userId: userId, localDisplayName: name, profileId: req.profileId, requestId: requestId, agentConnId: agentConnId,
                 userContactLinkId: req.userContactLinkId_, customProfileId: incognitoId, peerMinVersion: req.cReqChatVRange.minVersion,
                 peerMaxVersion: req.cReqChatVRange.maxVersion, pqSupport: pqSupport, at: Self.now)
+            // simplex-chat makes the chat's banner, e2e notice (the post-quantum support of the request)
+            // and feature items with the contact it creates for the request (`profileContactRequest`).
+            if let c = try self.contact(db, contactId) {
+                for i in try self.directNewChatItems(user: user, c, pqEnabled: pqSupport) { _ = try db.insertChatItem(i, at: Self.now) }
+            }
             // The message sent with the request becomes the first message of the chat.
             if let r = try db.contactRequestMessage(requestId),
                 let content = r.contentJSON.flatMap({ try? ChatJSON.decode(MsgContent.self, from: $0) }),

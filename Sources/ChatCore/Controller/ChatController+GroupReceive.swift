@@ -36,6 +36,8 @@ extension ChatController {
             }
             return (groupId, hostGmId)
         }
+        // simplex-chat `processGroupInvitation`: the new group chat's banner (no event).
+        try joiningGroupBanner(userId: user.userId, groupId: groupId)
         let g = try groupInfo(groupId)
         let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: hostGmId, localDisplayName: g.localDisplayName,
                                       groupProfile: inv.groupProfile, status: .pending)
@@ -107,6 +109,7 @@ extension ChatController {
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
         try await sendPendingGroupMessages(gmId, agentConnId: agentConnId)
+        let hostItems = m.memberCategory == .host ? try hostConnectedItems(user: user, m.groupId, host: gmId) : []
         let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
                                     content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
         switch m.memberCategory {
@@ -120,13 +123,10 @@ extension ChatController {
             }
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
-            var items = [try groupItem(m.groupId, itemId)]
-            if g.businessChat != nil {
-                // The e2e notice and, unless prepared (which has them), the feature items (simplex-chat at the host's CON).
-                let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: m.groupId) }
-                let made = try createNewChatItems(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, features: !prepared)
-                items += try made.map { id throws(ChatError) in try groupItem(m.groupId, id) }
+            for batch in hostItems where !batch.isEmpty {
+                emit(.newChatItems(user: user, chatItems: try batch.map { id throws(ChatError) in try groupItem(m.groupId, id) }))
             }
+            var items = [try groupItem(m.groupId, itemId)]
             // A host of chat version 6+ sends the welcome message in the group history (when the
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
@@ -371,6 +371,8 @@ extension ChatController {
             }
             return (groupId, hostGmId)
         }
+        // A group first recorded here gets its banner (a prepared one has it already).
+        if prepared == nil { try joiningGroupBanner(userId: userId, groupId: groupId) }
         let g = try groupInfo(groupId)
         let agent = try runningAgent()
         let connInfo = try encodeInfo(.info(membershipProfile(g)))
@@ -544,7 +546,7 @@ extension ChatController {
 
     // MARK: introductions
 
-    /// The host's sender checks for x.grp.mem.new and x.grp.mem.fwd (`checkHostRole`).
+    /// The host's role checks for x.grp.mem.new and x.grp.mem.fwd (`checkHostRole`): the new member's role.
     private func checkHostRole(_ sender: GroupMember, _ info: MemberInfo) throws(ChatError) {
         guard sender.memberRole >= .admin, sender.memberRole >= info.memberRole else {
             throw .error(errorType: .groupContactRole(contactName: sender.localDisplayName))
@@ -591,7 +593,8 @@ extension ChatController {
     /// the host in x.grp.mem.inv.
     private func memberIntroduced(user: User, _ g: GroupInfo, by sender: GroupMember, _ info: MemberInfo, blocked: Bool) async throws(ChatError) {
         guard sender.memberCategory == .host else { return reportMessageError(g, "x.grp.mem.intro from a member who is not our host") }
-        try checkHostRole(sender, info)
+        // No role check here (simplex-chat `xGrpMemIntro` has none): an admin host introduces existing
+        // members of any role, the owner included.
         if try store.read({ db in try self.groupMember(db, groupId: g.groupId, memberId: info.memberId.base64url) }) != nil {
             return reportMessageError(g, "x.grp.mem.intro: member already exists")
         }

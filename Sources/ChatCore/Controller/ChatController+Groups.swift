@@ -63,6 +63,8 @@ extension ChatController {
                                          at: Self.now)
             return groupId
         }
+        // simplex-chat `APINewGroup`: the banner, our e2e notice and our feature items.
+        try createdGroupItems(user: user, groupId: groupId)
         return .groupCreated(user: user, groupInfo: try groupInfo(groupId))
     }
 

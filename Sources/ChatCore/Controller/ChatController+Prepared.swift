@@ -32,6 +32,12 @@ extension ChatController {
             let contactId = try db.insertPreparedContact(userId: userId, localDisplayName: name, profileId: profileId,
                                                          connLink: parsed.withSimplexScheme.uriString, shortLink: link.connShortLink,
                                                          linkMode: mode, at: Self.now)
+            return contactId
+        }
+        // simplex-chat `APIPrepareContact`: the banner, the e2e notice with the post-quantum state the
+        // link offers (none for an address), the feature items, then the welcome.
+        try createPreparedContactItems(user: user, contactId: contactId, linkPQ: Self.linkPQEncryption(parsed))
+        let welcomeId = try store.write { db -> String? in
             if let welcome = data.message, let welcomeJSON {
                 // The greeting the link carries, shown as the peer's first message; its shared ID goes
                 // in the request (welcomeMsgId) so the owner's auto-reply updates it (chat version 16).
@@ -39,15 +45,18 @@ extension ChatController {
                 try db.insertLinkWelcomeItem(userId: userId, contactId: contactId, text: welcome.text, contentJSON: welcomeJSON, statusJSON: rcvNew,
                                              sharedMsgId: welcomeId, at: Self.now)
                 try db.setContactWelcomeId(contactId, welcomeId)
+                return welcomeId
             }
-            return contactId
+            return nil
         }
+        // As simplex-chat's answer: the chat with its welcome item only (unread 1).
         let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
-            let rows = try db.allContactItemRows(contactId)
+            let rows = try db.allContactItemRows(contactId).filter { welcomeId != nil && $0["shared_msg_id"] as String? == welcomeId }
             return (try self.contact(db, contactId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let contact else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
-        return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items))
+        return .newPreparedChat(user: user, chat: AChat(chatInfo: .direct(contact: contact), chatItems: items,
+                                                        chatStats: ChatStats(unreadCount: items.count, minUnreadItemId: items.first?.meta.itemId ?? 0)))
     }
 
     /// `/_connect contact @<id>`: joins the invitation or sends the request (with the optional
@@ -120,6 +129,12 @@ extension ChatController {
             let groupId = try db.insertPreparedGroup(userId: userId, localDisplayName: name, profileJSON: profileJSON, connLink: full, groupLinkId: linkId,
                                                      shortLink: link.connShortLink, memberId: MemberId.random().base64url,
                                                      membershipName: user.localDisplayName, at: Self.now)
+            return groupId
+        }
+        // simplex-chat `APIPrepareGroup`: the banner and the group's feature items, then the welcome.
+        try joiningGroupBanner(userId: userId, groupId: groupId)
+        _ = try createGroupFeatureItems(userId: userId, groupId: groupId, memberGmId: nil, sent: false)
+        let welcomeId = try store.write { db -> String? in
             if let welcome, let welcomeJSON {
                 // Its shared ID goes in the join request (welcomeMsgId), so the host leaves the
                 // welcome out of the history it sends (chat version 16).
@@ -127,15 +142,18 @@ extension ChatController {
                 try db.insertLinkWelcomeItem(userId: userId, groupId: groupId, text: welcome, contentJSON: welcomeJSON, statusJSON: rcvNew,
                                              sharedMsgId: welcomeId, at: Self.now)
                 try db.setGroupWelcomeId(groupId, welcomeId)
+                return welcomeId
             }
-            return groupId
+            return nil
         }
+        // As simplex-chat's answer: the chat with its welcome item only (unread 1).
         let (g, items) = try store.read { db -> (GroupInfo?, [ChatItem]) in
-            let rows = try db.allGroupItemRows(groupId)
+            let rows = try db.allGroupItemRows(groupId).filter { welcomeId != nil && $0["shared_msg_id"] as String? == welcomeId }
             return (try self.groupInfo(db, groupId), try rows.map { r in try self.chatItem(db, r, deferred: self.store.deferredSentStatuses) })
         }
         guard let g else { throw .errorStore(storeError: .groupNotFound(groupId: groupId)) }
-        return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items))
+        return .newPreparedChat(user: user, chat: AChat(chatInfo: .group(groupInfo: g, groupChatScope: nil), chatItems: items,
+                                                        chatStats: ChatStats(unreadCount: items.count, minUnreadItemId: items.first?.meta.itemId ?? 0)))
     }
 
     /// `/_connect group #<id>`: joins the prepared group's link (x.contact); the host's

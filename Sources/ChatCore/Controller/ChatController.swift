@@ -139,12 +139,12 @@ public actor ChatController {
         events.close()
     }
 
-    /// Parts of a composed message this build cannot deliver are refused, never dropped:
-    /// mentions exist in groups only.
+    /// Mentions exist in groups only: a direct chat refuses them (simplex-chat `assertNoMentions`
+    /// in `APISendMessages`, the same check in `APIUpdateChatItem`).
     static func assertSupported(_ messages: [ComposedMessage]) throws(ChatError) {
         for m in messages {
             if !m.mentions.isEmpty {
-                throw .error(errorType: .commandError(message: "mentions are not supported yet"))
+                throw .error(errorType: .commandError(message: "mentions are not supported in this chat"))
             }
         }
     }
@@ -230,7 +230,7 @@ public actor ChatController {
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
             if ref.chatType != .group, !updated.mentions.isEmpty {
-                throw .error(errorType: .commandError(message: "mentions are not supported yet"))
+                throw .error(errorType: .commandError(message: "mentions are not supported in this chat"))
             }
             if ref.chatType == .group, ref.chatScope != nil { return try await updateSupportItem(ref, itemId, live: live, updated) }
             return try await updateItem(ref, itemId, live: live, updated)
