@@ -115,7 +115,8 @@ struct ChatBench: AsyncParsableCommand {
         var received = 0
         while received < count {
             guard let e = await bob.nextEvent(timeout: 30) else { throw ValidationError("timed out after \(received) messages") }
-            if e.contains(#""type":"newChatItems""#) { received += 1 }
+            // Only the messages sent here (a new chat's own items, the banner and features, are not).
+            if e.contains(#""type":"newChatItems""#) && e.contains(#""type":"rcvMsgContent""#) { received += 1 }
         }
         try await sender.value
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
