@@ -24,8 +24,9 @@ extension ChatController {
         let contentJSON = try json(content)
         let statusJSON = try json(status ?? (sent ? .sndSent(sndProgress: .complete) : .rcvRead))
         let now = Self.now
-        let item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent, itemTs: now,
+        var item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent, itemTs: now,
                                text: text, contentJSON: contentJSON, statusJSON: statusJSON, sharedMsgId: shared)
+        if groupId != nil, !sent { item.forwardedByGmId = Self.forwardingHost }
         return try store.write { db in try db.insertChatItem(item, at: now) }
     }
 

@@ -425,7 +425,11 @@ extension ChatController {
                 a = try createUnknownMember(user: user, g, memberId, name: memberName)
                 emit(.unknownMemberCreated(user: user, groupInfo: g, forwardedByMember: sender, member: a))
             }
-            _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
+            // Every item the forwarded message makes names the host that forwarded it
+            // (simplex-chat `forwarded_by_group_member_id`, CIMeta.forwardedByMember).
+            try await withForwardingHost(relay.groupMemberId) { () async throws(ChatError) in
+                _ = try await self.groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
+            }
             return nil
         case .msgNew(let container) where container.scope != nil || !memberCanSend(sender, scope: nil):
             // Chat version 15: a message in a member's support chat, stored there only.

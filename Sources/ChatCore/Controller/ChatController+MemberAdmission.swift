@@ -95,6 +95,17 @@ extension ChatController {
             try store.write { db in
                 try db.setMemberRoleAndStatus(g.membership.groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now)
             }
+            if status == .pendingReview, g.membership.memberStatus == .pendingApproval {
+                // Moved on from approval to review (simplex-chat `SGEUserPendingReview`, in our support chat).
+                var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: Self.now,
+                                       text: "please wait for group moderators to review your request to join the group",
+                                       contentJSON: try json(CIContent.sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "userPendingReview"))),
+                                       statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)))
+                item.scopeMemberGmId = g.membership.groupMemberId
+                let pending = item
+                let itemId = try store.write { db in try db.insertChatItem(pending, at: Self.now) }
+                emit(.newChatItems(user: user, chatItems: [try supportItem(try groupInfo(g.groupId), itemId, scopeGmId: g.membership.groupMemberId)]))
+            }
             guard status == .connected else { return }
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userAccepted")), text: "you are accepted")
@@ -120,11 +131,12 @@ extension ChatController {
             throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId))
         }
         let toReview = m.memberStatus == .pendingApproval && g.groupProfile.memberAdmission?.review == .all
+        // As APIAcceptMember: only the host approves (its invitee); anyone moderating admits a member under review.
         switch m.memberStatus {
-        case .pendingApproval, .pendingReview:
+        case .pendingApproval where m.memberCategory == .invitee, .pendingReview:
             break
         default:
-            throw .error(errorType: .commandError(message: "member is not pending"))
+            throw .error(errorType: .commandError(message: "member should be pending approval and invitee, or pending review and not invitee"))
         }
         // To review: `introduceToModerators` below tells the member (x.grp.link.acpt pending_review).
         if !toReview { try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) }
@@ -132,15 +144,26 @@ extension ChatController {
         try store.write { db in try db.setMemberRoleAndStatus(groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now) }
         let accepted = try member(groupMemberId)
         if !toReview {
-            let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: groupMemberId, sent: false,
-                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAccepted", fields: .member(
-                                            groupMemberId: groupMemberId, profile: accepted.memberProfile.profile))),
-                                        text: "accepted \(accepted.localDisplayName)")
-            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+            // Items in both chats, as APIAcceptMember: the member connected (main chat), and our
+            // acceptance in its support chat.
+            let connectedId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: groupMemberId, sent: false,
+                                             content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
+            var acceptedItem = NewChatItem(userId: user.userId, groupId: groupId, sent: true, itemTs: Self.now, text: "you accepted this member",
+                                           contentJSON: try json(CIContent.sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberAccepted", fields: .member(
+                                               groupMemberId: groupMemberId, profile: accepted.memberProfile.profile)))),
+                                           statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)))
+            acceptedItem.scopeMemberGmId = groupMemberId
+            let item = acceptedItem
+            let acceptedId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, connectedId)]))
+            emit(.newChatItems(user: user, chatItems: [try supportItem(g, acceptedId, scopeGmId: groupMemberId)]))
             try await notifyModeratorsOfAcceptance(g, accepted, role: role)
-            // The members it does not know yet (not the moderators it met under review).
-            try await introduceToAll(g, newMember: accepted)
-            try await sendHistory(g, to: accepted)
+            // The host introduces it to the members it does not know yet (not the moderators it met
+            // under review) and sends the history (`introduceToRemaining`, `sendHistory`).
+            if m.memberCategory == .invitee {
+                try await introduceToAll(g, newMember: accepted)
+                try await sendHistory(g, to: accepted)
+            }
         } else {
             try await introduceToModerators(g, accepted)
         }
@@ -198,10 +221,8 @@ extension ChatController {
         let scopeGmId = try supportScopeGmId(g, scope)
         let scopeMember = try member(scopeGmId)
         guard let scopeMemberId = MemberId(base64url: scopeMember.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
-        guard !messages.contains(where: { $0.fileSource != nil }) else {
-            throw .error(errorType: .commandError(message: "files in support chats are not supported"))
-        }
-        let recipients = try supportRecipients(g, scopeGmId: scopeGmId)
+        let members = try supportRecipientMembers(g, scopeGmId: scopeGmId)
+        let recipients = members.map(\.agentConnId)
         // Our message answers the member (a moderator's view): its attention count is cleared.
         let attention: SupportAttention = scopeGmId == g.membership.groupMemberId ? .inc(0, fromMemberTs: nil) : .reset
         var items: [AChatItem] = []
@@ -214,18 +235,32 @@ extension ChatController {
             }
             try addMentions(&p, g, composed.mentions)
             p.container.scope = .member(memberId: scopeMemberId)
-            let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
-            for conn in recipients {
-                do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+            // A file (simplex-chat sends files in any scope): offered in the scoped x.msg.new, uploaded
+            // once the item exists, its descriptions only to this chat's recipients.
+            let file = try composed.fileSource.map { source throws(ChatError) in
+                try prepareSndFile(userId: user.userId, source: source, to: .members(groupId: g.groupId, members.map(\.gmId)))
             }
-            p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
-            p.item.scopeMemberGmId = scopeGmId
-            let item = p.item
-            let itemId = try store.write { db -> Int64 in
-                let id = try db.insertChatItem(item, at: Self.now)
-                try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
-                return id
+            p.container.file = file?.invitation
+            let itemId: Int64
+            do {
+                let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
+                for conn in recipients {
+                    do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+                }
+                p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
+                p.item.scopeMemberGmId = scopeGmId
+                let item = p.item, shared = p.sharedMsgId.base64url
+                itemId = try store.write { db -> Int64 in
+                    let id = try db.insertChatItem(item, at: Self.now)
+                    try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
+                    if let file { try db.setFileItem(file.fileId, chatItemId: id, sharedMsgId: shared, at: Self.now) }
+                    return id
+                }
+            } catch {
+                if let file { discardSndFiles([file.fileId]) }
+                throw error
             }
+            if let file { startUpload(file.fileId) }
             items.append(try supportItem(g, itemId, scopeGmId: scopeGmId))
         }
         return .newChatItems(user: user, chatItems: items)
@@ -358,6 +393,8 @@ extension ChatController {
                                  contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
                                  statusJSON: try json(CIStatus.rcvNew))
         review.scopeMemberGmId = gmId
+        added.forwardedByGmId = Self.forwardingHost
+        review.forwardedByGmId = Self.forwardingHost
         let (addedId, reviewId) = try store.write { db -> (Int64, Int64) in
             let a = try db.insertChatItem(added, at: Self.now)
             let r = try db.insertChatItem(review, at: Self.now)
@@ -383,10 +420,15 @@ extension ChatController {
     /// The connections a support chat's messages go to: the member whose chat it is, and the
     /// moderators (and above) we are connected to.
     func supportRecipients(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [String] {
+        try supportRecipientMembers(g, scopeGmId: scopeGmId).map(\.agentConnId)
+    }
+
+    /// The same recipients with their member IDs (a file's description goes to each of them).
+    func supportRecipientMembers(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [(gmId: Int64, agentConnId: String)] {
         try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
             m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
                 && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
-        }.compactMap { $0.activeConn?.agentConnId }
+        }.compactMap { m in m.activeConn.map { (m.groupMemberId, $0.agentConnId) } }
     }
 
     func sendSupportEvent(_ g: GroupInfo, scopeGmId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
