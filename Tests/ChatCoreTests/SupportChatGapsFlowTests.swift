@@ -198,6 +198,10 @@ private func link(_ created: [String: Any]) -> String? {
         let bg = try #require(gid(try await bob.event("userJoinedGroup")))
         try await Task.sleep(nanoseconds: 1_000_000_000)
         #expect(try await Self.gmId(carol, cg, "bob") == nil, "no moderator knows a member pending approval")
+        // While pending, the connection's items are in the support chat on both sides (`mkGroupChatScope`).
+        #expect(texts(try await alice.cmd("/_get chat #\(g)(_support:\(bobGm)) count=10")) == ["connected", "new member wants to join the group"])
+        #expect(texts(try await bob.cmd("/_get chat #\(bg)(_support) count=10")) == ["connected"])
+        #expect(!texts(try await bob.cmd("/_get chat #\(bg) count=50")).contains("connected"))
 
         // Approved: on to review.
         let toReview = try await alice.cmd("/_accept member #\(g) \(bobGm) member")
@@ -210,7 +214,10 @@ private func link(_ created: [String: Any]) -> String? {
         #expect((opened["chatItems"] as? [[String: Any]])?.count == 2)
         try await carol.event("connectedToGroupMember", timeout: 20) { nameOf(memberOf($0)) == "bob" }
         let bobAtCarol = try #require(try await Self.gmId(carol, cg, "bob"))
-        #expect(texts(try await carol.cmd("/_get chat #\(cg)(_support:\(bobAtCarol)) count=10")) == ["added bob", "new member wants to join the group"])
+        let carolSupport = texts(try await carol.cmd("/_get chat #\(cg)(_support:\(bobAtCarol)) count=10"))
+        // (The moderator's connection to the member is made through x.grp.mem.fwd, which leaves the
+        // member `intro-inv`, so its `memberConnected` is a main chat item, as `notifyMemberConnected`.)
+        #expect(carolSupport == ["added bob", "new member wants to join the group"], "\(carolSupport)")
         let bobMembership = (try await bob.cmd("/_members #\(bg)")["group"] as? [String: Any])?["groupInfo"] as? [String: Any]
         #expect((bobMembership?["membership"] as? [String: Any])?["memberStatus"] as? String == "pending_review")
 

@@ -107,8 +107,13 @@ extension ChatController {
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
         try await sendPendingGroupMessages(gmId, agentConnId: agentConnId)
-        let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
-                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
+        // While we or the member are pending, the item goes to the support chat (simplex-chat `mkGroupChatScope`).
+        let connectedScope = try pendingConnectionScope(m)
+        let itemId = try insertConnectedItem(userId: user.userId, m, scopeGmId: connectedScope)
+        func connectedItem(_ g: GroupInfo) throws(ChatError) -> AChatItem {
+            if let s = connectedScope { return try supportItem(g, itemId, scopeGmId: s) }
+            return try groupItem(m.groupId, itemId)
+        }
         switch m.memberCategory {
         case .host:
             let membershipPending = try groupInfo(m.groupId).membership.memberStatus
@@ -120,7 +125,7 @@ extension ChatController {
             }
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
-            var items = [try groupItem(m.groupId, itemId)]
+            var items = [try connectedItem(g)]
             if g.businessChat != nil {
                 // The e2e notice and, unless prepared (which has them), the feature items (simplex-chat at the host's CON).
                 let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: m.groupId) }
@@ -142,15 +147,16 @@ extension ChatController {
         case .invitee:
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
-            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
             let customer = isBusinessCustomer(g, m)
             if conn["via_group_link_id"] as String? != nil || customer {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             if pending {
-                // Held: no history until admitted (`/_accept member`); a member for review gets an
-                // item in its support chat and is introduced to the moderators.
-                if m.memberStatus == .pendingReview {
+                // Held: no history until admitted (`/_accept member`); its support chat opens with a
+                // "wants to join" item (pending approval too, as simplex-chat), and a member for review
+                // is introduced to the moderators.
+                do {
                     var item = NewChatItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, itemTs: Self.now,
                                            text: "new member wants to join the group",
                                            contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
@@ -162,8 +168,8 @@ extension ChatController {
                         return id
                     }
                     emit(.newChatItems(user: user, chatItems: [try supportItem(g, reviewId, scopeGmId: gmId)]))
-                    try await introduceToModerators(g, m)
                 }
+                if m.memberStatus == .pendingReview { try await introduceToModerators(g, m) }
                 return
             }
             try await introduceToAll(g, newMember: m)
@@ -175,7 +181,7 @@ extension ChatController {
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
-            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
             // Tell the member who introduced us that we no longer need it.
             let introducer = m.memberCategory == .pre ? g.membership.invitedByGroupMemberId : m.invitedByGroupMemberId
             if let introducer, let mid = MemberId(base64url: m.memberId) {

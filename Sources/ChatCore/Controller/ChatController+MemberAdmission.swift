@@ -117,6 +117,25 @@ extension ChatController {
         }
     }
 
+    /// The support chat a member connection's items go to (simplex-chat `mkGroupChatScope`): ours while
+    /// we are pending, the member's while it is; nil (the main chat) otherwise.
+    func pendingConnectionScope(_ m: GroupMember) throws(ChatError) -> Int64? {
+        let membership = try groupInfo(m.groupId).membership
+        if membership.memberStatus == .pendingApproval || membership.memberStatus == .pendingReview { return membership.groupMemberId }
+        if m.memberStatus == .pendingApproval || m.memberStatus == .pendingReview { return m.groupMemberId }
+        return nil
+    }
+
+    /// The `memberConnected` item (read, as simplex-chat makes it), in the main chat or a support chat.
+    func insertConnectedItem(userId: Int64, _ m: GroupMember, scopeGmId: Int64?) throws(ChatError) -> Int64 {
+        var item = NewChatItem(userId: userId, groupId: m.groupId, memberGmId: m.groupMemberId, sent: false, itemTs: Self.now, text: "connected",
+                               contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected"))),
+                               statusJSON: try json(CIStatus.rcvRead))
+        item.scopeMemberGmId = scopeGmId
+        let connected = item
+        return try store.write { db in try db.insertChatItem(connected, at: Self.now) }
+    }
+
     // MARK: host: admitting
 
     /// `/_accept member #<groupId> <groupMemberId> <role>` (simplex-chat APIAcceptMember): a member
