@@ -162,6 +162,23 @@ private func link(_ created: [String: Any]) -> String? {
         #expect((refused["errorMessage"] as? String)?.contains("outside of its support chat") == true, "\(refused)")
         #expect(try await alice.c.testString("SELECT count(*) FROM files") == filesBefore)
 
+        // Forwarding (chat version 4) keeps support chats to their participants. With every introduction
+        // at the host unconfirmed again (so it forwards to them), Carol's message in Bob's support chat
+        // does not reach Dan, and Bob's refused main chat message does not reach Carol.
+        try await alice.c.testSQL("UPDATE group_member_intros SET intro_status = 'fwd'")
+        try await carol.cmd(#"/_send #\#(cg)(_support:\#(bobAtCarol)) json [{"msgContent":{"type":"text","text":"just for bob"}}]"#)
+        try await alice.event("newChatItems") { itemText($0) == "just for bob" }
+        let unscoped = MsgContainer(content: .text("sneaked in"))
+        _ = try await bob.c.sendToAgent(toAlice, try ChatMessage(chatVRange: Self.v16, msgId: .random(), event: .msgNew(unscoped)).encoded())
+        try await alice.event("messageError") { ($0["errorMessage"] as? String)?.contains("outside of its support chat") == true }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        // Anything the host forwarded would arrive before its own next message on the same connection.
+        try await alice.cmd(#"/_send #\#(g) json [{"msgContent":{"type":"text","text":"marker"}}]"#)
+        try await dan.event("newChatItems") { itemText($0) == "marker" }
+        try await carol.event("newChatItems") { itemText($0) == "marker" }
+        #expect(!dan.events.contains { $0["type"] as? String == "messageError" || itemText($0) == "just for bob" }, "\(dan.events)")
+        #expect(!carol.events.contains { itemText($0) == "sneaked in" })
+
         await relay.shutdown()
         for c in [alice, bob, carol, dan] { await c.c.close() }
         await xftp.stop()

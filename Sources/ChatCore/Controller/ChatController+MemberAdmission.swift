@@ -136,6 +136,27 @@ extension ChatController {
         return try store.write { db in try db.insertChatItem(connected, at: Self.now) }
     }
 
+    /// Which members a host may forward a message to (chat version 15, as simplex-chat's member
+    /// support delivery scope): `.some(nil)` everyone it forwards to; `.some(gmId)` only that
+    /// member's support chat participants (the member and moderators); nil nobody: a support chat
+    /// message naming a member we do not know, or a pending member's message outside its support
+    /// chat (refused when received, so not passed on either).
+    func supportForwardScope(_ g: GroupInfo, sender: GroupMember, _ msg: ChatMessage) -> Int64?? {
+        let pendingSender = sender.memberStatus == .pendingApproval || sender.memberStatus == .pendingReview
+        if case .msgFileDescr(let msgId, _) = msg.event {
+            // A file's description goes where its offer went (the scope of the sender's item).
+            guard let found = try? store.read({ db in
+                try db.memberItemSupportScope(groupId: g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: msgId.base64url)
+            }) else { return pendingSender ? nil : .some(nil) }
+            return .some(found)
+        }
+        guard let scope = msg.event.supportScope else { return pendingSender ? nil : .some(nil) }
+        guard case .member(let memberId) = scope,
+              let gmId = try? store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) })
+        else { return nil }
+        return .some(gmId)
+    }
+
     // MARK: host: admitting
 
     /// `/_accept member #<groupId> <groupMemberId> <role>` (simplex-chat APIAcceptMember): a member
@@ -551,5 +572,18 @@ extension ChatController {
         let item = try supportItem(g, itemId, scopeGmId: scopeGmId)
         let cr = CIReaction(chatDir: .groupSnd, chatItem: item.chatItem, sentAt: Self.ts(Self.now), reaction: reaction)
         return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr))
+    }
+}
+
+extension ChatMsgEvent {
+    /// The member support chat a content event is about (chat version 15 `scope`); nil: the main chat.
+    var supportScope: MsgScope? {
+        switch self {
+        case .msgNew(let c): c.scope
+        case .msgUpdate(let u): u.scope
+        case .msgDel(_, _, let scope): scope
+        case .msgReact(_, _, let scope, _, _): scope
+        default: nil
+        }
     }
 }
