@@ -179,6 +179,22 @@ private func link(_ created: [String: Any]) -> String? {
         #expect(!dan.events.contains { $0["type"] as? String == "messageError" || itemText($0) == "just for bob" }, "\(dan.events)")
         #expect(!carol.events.contains { itemText($0) == "sneaked in" })
 
+        // The moderator too refuses what Bob may not send while under review (a main chat message, sent
+        // straight to her), and then admits him herself: Alice, the host, learns it and introduces Bob to Dan.
+        let toCarol = try #require(try await bob.c.testString("""
+            SELECT agent_conn_id FROM connections c JOIN group_members m ON m.group_member_id = c.group_member_id
+            WHERE m.member_category <> 'host' AND m.member_category <> 'user' AND c.conn_status = 'ready'
+            """))
+        _ = try await bob.c.sendToAgent(toCarol, try ChatMessage(chatVRange: Self.v16, msgId: .random(), event: .msgNew(MsgContainer(content: .text("to carol")))).encoded())
+        let carolRefused = try await carol.event("messageError")
+        #expect((carolRefused["errorMessage"] as? String)?.contains("outside of its support chat") == true, "\(carolRefused)")
+        #expect(!texts(try await carol.cmd("/_get chat #\(cg) count=50")).contains("to carol"))
+        let admitted = try await carol.cmd("/_accept member #\(cg) \(bobAtCarol) member")
+        #expect(memberOf(admitted)?["memberStatus"] as? String == "connected")
+        try await bob.event("userJoinedGroup") { (($0["groupInfo"] as? [String: Any])?["membership"] as? [String: Any])?["memberStatus"] as? String == "connected" }
+        try await dan.event("connectedToGroupMember", timeout: 20) { nameOf(memberOf($0)) == "bob" }
+        #expect(try await Self.members(alice, g).first { gmIdOf($0) == bobGm }?["memberStatus"] as? String == "connected")
+
         await relay.shutdown()
         for c in [alice, bob, carol, dan] { await c.c.close() }
         await xftp.stop()
@@ -232,9 +248,9 @@ private func link(_ created: [String: Any]) -> String? {
         try await carol.event("connectedToGroupMember", timeout: 20) { nameOf(memberOf($0)) == "bob" }
         let bobAtCarol = try #require(try await Self.gmId(carol, cg, "bob"))
         let carolSupport = texts(try await carol.cmd("/_get chat #\(cg)(_support:\(bobAtCarol)) count=10"))
-        // (The moderator's connection to the member is made through x.grp.mem.fwd, which leaves the
-        // member `intro-inv`, so its `memberConnected` is a main chat item, as `notifyMemberConnected`.)
-        #expect(carolSupport == ["added bob", "new member wants to join the group"], "\(carolSupport)")
+        // The moderator keeps the member pending review once connected: its `memberConnected` is in the support chat.
+        #expect(carolSupport == ["added bob", "new member wants to join the group", "connected"], "\(carolSupport)")
+        #expect(try await Self.members(carol, cg).first { nameOf($0) == "bob" }?["memberStatus"] as? String == "pending_review")
         let bobMembership = (try await bob.cmd("/_members #\(bg)")["group"] as? [String: Any])?["groupInfo"] as? [String: Any]
         #expect((bobMembership?["membership"] as? [String: Any])?["memberStatus"] as? String == "pending_review")
 

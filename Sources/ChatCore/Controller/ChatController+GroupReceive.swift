@@ -459,7 +459,7 @@ extension ChatController {
             if let file { await autoAcceptFile(file.0, size: file.1) }
             return nil
         case .grpLinkAcpt(let acceptance, let role, let memberId):
-            try memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
+            try await memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
         case .msgNew(let container):
             guard sender.memberRole >= .author else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
@@ -643,6 +643,7 @@ extension ChatController {
             gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         }
         guard let gmId, let ownId = MemberId(base64url: g.membership.memberId) else { return }
+        let pendingReview = try member(gmId).memberStatus == .pendingReview
         let agent = try runningAgent()
         let agentConnId: String
         let connInfo = try encodeInfo(.grpMemInfo(memberId: ownId, profile: membershipProfile(g)))
@@ -654,7 +655,8 @@ extension ChatController {
         }
         try store.write { db in
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "joined", initiated: true, at: Self.now)
-            try db.setMemberStatus(gmId, "intro-inv", at: Self.now)
+            // A member under review (we are a moderator) stays so until it is accepted.
+            if !pendingReview { try db.setMemberStatus(gmId, "intro-inv", at: Self.now) }
         }
     }
 

@@ -85,7 +85,7 @@ extension ChatController {
     /// x.grp.link.acpt from an admin: the pending member `memberId` (us or, for a moderator,
     /// another joiner) is admitted or moved on to review, with its role (`xGrpLinkAcpt`).
     func memberAcceptanceReceived(user: User, _ g: GroupInfo, by sender: GroupMember, _ acceptance: GroupAcceptance,
-                                  role: GroupMemberRole, memberId: MemberId) throws(ChatError) {
+                                  role: GroupMemberRole, memberId: MemberId) async throws(ChatError) {
         guard sender.memberRole >= .moderator else {
             return reportMessageError(g, "x.grp.link.acpt from \(sender.localDisplayName), who is not a moderator")
         }
@@ -113,7 +113,16 @@ extension ChatController {
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
         } else {
             guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else { return }
+            let before = try member(gmId)
             try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+            // Another moderator admitted a member we host: we introduce it to the remaining members and
+            // send it the history (as APIAcceptMember does for the host itself).
+            if status == .connected, before.memberStatus == .pendingReview, before.memberCategory == .invitee,
+               g.membership.memberRole >= .admin {
+                let admitted = try member(gmId)
+                try await introduceToAll(g, newMember: admitted)
+                try await sendHistory(g, to: admitted)
+            }
         }
     }
 
@@ -404,10 +413,14 @@ extension ChatController {
 
     /// The moderators a member under review was introduced to learn that it was admitted
     /// (x.grp.link.acpt naming it), so they record it as a member too.
+    /// A host tells the moderators it introduced the member to; another moderator tells all the current
+    /// moderators (the host among them, who then introduces the member to everyone else), as
+    /// APIAcceptMember sends x.grp.link.acpt to the member's support chat recipients.
     func notifyModeratorsOfAcceptance(_ g: GroupInfo, _ m: GroupMember, role: GroupMemberRole) async throws(ChatError) {
         guard let mid = MemberId(base64url: m.memberId) else { return }
         let introduced = try reviewModerators(g, except: m).filter { mod in
-            (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
+            m.memberCategory != .invitee
+                || (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
         }
         for mod in introduced {
             do { try await sendToMember(mod.groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) } catch {
