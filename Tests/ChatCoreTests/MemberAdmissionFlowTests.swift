@@ -113,7 +113,7 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         try await bob.event("groupLinkConnecting")
         let joined = try await alice.event("joinedGroupMember") { memberName($0) == "bob" }
         #expect(member(joined)?["memberStatus"] as? String == "pending_review")
-        let review = try await alice.event("newChatItems") { scopeOf($0) == "bob" }
+        let review = try await alice.event("newChatItems") { scopeOf($0) == "bob" && itemText($0) != "connected" }
         #expect(itemText(review) == "new member wants to join the group")
         let bobJoined = try await bob.event("userJoinedGroup")
         #expect(membershipStatus(bobJoined) == "pending_review", "connected to the host, but held for review")
@@ -149,9 +149,9 @@ private func chatTexts(_ r: [String: Any]) -> [String] {
         let aliceMain = chatTexts(try await alice.cmd("/_get chat #\(g) count=50"))
         #expect(!aliceMain.contains("may I join?") && !aliceMain.contains("sneaked in") && !aliceMain.contains("in someone else's chat"))
         #expect(try await alice.cmd("/_members #\(g)").description.contains("pending_review"), "refused events changed nothing")
-        #expect(chatTexts(try await alice.cmd("/_get chat #\(g)(_support:\(bobGm)) count=50")) == ["new member wants to join the group", "may I join?", "tell me about you"])
+        #expect(chatTexts(try await alice.cmd("/_get chat #\(g)(_support:\(bobGm)) count=50")) == ["connected", "new member wants to join the group", "may I join?", "tell me about you"])
         #expect(!chatTexts(try await bob.cmd("/_get chat #\(bg) count=50")).contains("tell me about you"))
-        #expect(chatTexts(try await bob.cmd("/_get chat #\(bg)(_support) count=50")) == ["may I join?", "tell me about you"])
+        #expect(chatTexts(try await bob.cmd("/_get chat #\(bg)(_support) count=50")) == ["connected", "may I join?", "tell me about you"])
 
         // Admitted: x.grp.link.acpt, and then bob writes to the main chat.
         let accepted = try await alice.cmd("/_accept member #\(g) \(bobGm) member")

@@ -102,7 +102,13 @@ extension ChatController {
     /// The item a file belongs to, with its chat.
     func fileItem(_ r: Row) throws(ChatError) -> AChatItem? {
         guard let itemId = r["chat_item_id"] as Int64? else { return nil }
-        if let groupId = r["group_id"] as Int64? { return try groupItem(groupId, itemId) }
+        if let groupId = r["group_id"] as Int64? {
+            // An item of a member support chat is shown with that chat's scope.
+            if let scopeGmId = try store.read({ db in try db.itemSupportScope(itemId) }) {
+                return try supportItem(try groupInfo(groupId), itemId, scopeGmId: scopeGmId)
+            }
+            return try groupItem(groupId, itemId)
+        }
         guard let contactId = r["contact_id"] as Int64?, let contact = try store.read({ db in try self.contact(db, contactId) }) else { return nil }
         return try aItem(contact, itemId)
     }

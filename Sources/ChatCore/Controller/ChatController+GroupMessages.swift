@@ -24,8 +24,9 @@ extension ChatController {
         let contentJSON = try json(content)
         let statusJSON = try json(status ?? (sent ? .sndSent(sndProgress: .complete) : .rcvRead))
         let now = Self.now
-        let item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent, itemTs: now,
+        var item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent, itemTs: now,
                                text: text, contentJSON: contentJSON, statusJSON: statusJSON, sharedMsgId: shared)
+        if groupId != nil, !sent { item.forwardedByGmId = Self.forwardingHost }
         return try store.write { db in try db.insertChatItem(item, at: now) }
     }
 
@@ -323,15 +324,18 @@ extension ChatController {
         else { return }
         let targets = (try? store.read { db in try db.unconfirmedIntroductionPeers(groupMemberId: sender.groupMemberId) }) ?? []
         let ts = Self.ts(brokerTs)
-        let events = forwarded.map {
-            ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: $0, msgTs: ts)
+        // Each with the support chat it belongs to (chat version 15), if any: those go to its participants only.
+        let events = forwarded.compactMap { msg -> (event: ChatMsgEvent, scopeGmId: Int64?)? in
+            guard let scope = supportForwardScope(g, sender: sender, msg) else { return nil }
+            return (ChatMsgEvent.grpMsgForward(memberId: senderId, memberName: sender.memberProfile.profile.displayName, msg: msg, msgTs: ts), scope)
         }
         for gmId in targets where gmId != sender.groupMemberId {
             guard let m = try? store.read({ db in try self.groupMember(db, gmId) }), m.memberStatus.isCurrent,
                 let range = try? memberVRange(gmId), range.max >= ChatProtocolVersion.groupForward
             else { continue }
+            let visible = events.filter { $0.scopeGmId == nil || $0.scopeGmId == gmId || m.memberRole >= .moderator }.map(\.event)
             // Reports go to moderators only (chat version 12).
-            let toSend = m.memberRole >= .moderator ? events : events.filter { !$0.isForwardedReport }
+            let toSend = m.memberRole >= .moderator ? visible : visible.filter { !$0.isForwardedReport }
             if toSend.isEmpty { continue }
             do { try await sendToMember(gmId, toSend) } catch { emit(.chatError(chatError: error)) }
         }

@@ -110,8 +110,13 @@ extension ChatController {
         let (user, _) = try groupContext(m.groupId)
         try await sendPendingGroupMessages(gmId, agentConnId: agentConnId)
         let hostItems = m.memberCategory == .host ? try hostConnectedItems(user: user, m.groupId, host: gmId) : []
-        let itemId = try insertItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false,
-                                    content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
+        // While we or the member are pending, the item goes to the support chat (simplex-chat `mkGroupChatScope`).
+        let connectedScope = try pendingConnectionScope(m)
+        let itemId = try insertConnectedItem(userId: user.userId, m, scopeGmId: connectedScope)
+        func connectedItem(_ g: GroupInfo) throws(ChatError) -> AChatItem {
+            if let s = connectedScope { return try supportItem(g, itemId, scopeGmId: s) }
+            return try groupItem(m.groupId, itemId)
+        }
         switch m.memberCategory {
         case .host:
             let membershipPending = try groupInfo(m.groupId).membership.memberStatus
@@ -126,7 +131,7 @@ extension ChatController {
             for batch in hostItems where !batch.isEmpty {
                 emit(.newChatItems(user: user, chatItems: try batch.map { id throws(ChatError) in try groupItem(m.groupId, id) }))
             }
-            var items = [try groupItem(m.groupId, itemId)]
+            var items = [try connectedItem(g)]
             // A host of chat version 6+ sends the welcome message in the group history (when the
             // group keeps history), so it is only made locally otherwise (simplex-chat `expectHistory`).
             let expectHistory = g.fullGroupPreferences.history.enable == .on
@@ -142,15 +147,16 @@ extension ChatController {
         case .invitee:
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
-            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
             let customer = isBusinessCustomer(g, m)
             if conn["via_group_link_id"] as String? != nil || customer {
                 try await sendToMember(gmId, .grpLinkMem(profile: membershipProfile(g)))
             }
             if pending {
-                // Held: no history until admitted (`/_accept member`); a member for review gets an
-                // item in its support chat and is introduced to the moderators.
-                if m.memberStatus == .pendingReview {
+                // Held: no history until admitted (`/_accept member`); its support chat opens with a
+                // "wants to join" item (pending approval too, as simplex-chat), and a member for review
+                // is introduced to the moderators.
+                do {
                     var item = NewChatItem(userId: user.userId, groupId: m.groupId, memberGmId: gmId, sent: false, itemTs: Self.now,
                                            text: "new member wants to join the group",
                                            contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
@@ -162,8 +168,8 @@ extension ChatController {
                         return id
                     }
                     emit(.newChatItems(user: user, chatItems: [try supportItem(g, reviewId, scopeGmId: gmId)]))
-                    try await introduceToModerators(g, m)
                 }
+                if m.memberStatus == .pendingReview { try await introduceToModerators(g, m) }
                 return
             }
             try await introduceToAll(g, newMember: m)
@@ -175,7 +181,7 @@ extension ChatController {
         case .pre, .post, .user:
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
-            emit(.newChatItems(user: user, chatItems: [try groupItem(m.groupId, itemId)]))
+            emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
             // Tell the member who introduced us that we no longer need it.
             let introducer = m.memberCategory == .pre ? g.membership.invitedByGroupMemberId : m.invitedByGroupMemberId
             if let introducer, let mid = MemberId(base64url: m.memberId) {
@@ -427,7 +433,11 @@ extension ChatController {
                 a = try createUnknownMember(user: user, g, memberId, name: memberName)
                 emit(.unknownMemberCreated(user: user, groupInfo: g, forwardedByMember: sender, member: a))
             }
-            _ = try await groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
+            // Every item the forwarded message makes names the host that forwarded it
+            // (simplex-chat `forwarded_by_group_member_id`, CIMeta.forwardedByMember).
+            try await withForwardingHost(relay.groupMemberId) { () async throws(ChatError) in
+                _ = try await self.groupMessageReceived(conn, meta, inner, author: a, forwardedTs: msgTs.date.timeIntervalSince1970)
+            }
             return nil
         case .msgNew(let container) where container.scope != nil || !memberCanSend(sender, scope: nil):
             // Chat version 15: a message in a member's support chat, stored there only.
@@ -451,7 +461,7 @@ extension ChatController {
             if let file { await autoAcceptFile(file.0, size: file.1) }
             return nil
         case .grpLinkAcpt(let acceptance, let role, let memberId):
-            try memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
+            try await memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
         case .msgNew(let container):
             guard sender.memberRole >= .author else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")
@@ -636,6 +646,7 @@ extension ChatController {
             gmId = try createIntroducedMember(g, userId: user.userId, info, category: .post, status: .announced, invitedBy: sender.groupMemberId)
         }
         guard let gmId, let ownId = MemberId(base64url: g.membership.memberId) else { return }
+        let pendingReview = try member(gmId).memberStatus == .pendingReview
         let agent = try runningAgent()
         let agentConnId: String
         let connInfo = try encodeInfo(.grpMemInfo(memberId: ownId, profile: membershipProfile(g)))
@@ -647,7 +658,8 @@ extension ChatController {
         }
         try store.write { db in
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "joined", initiated: true, at: Self.now)
-            try db.setMemberStatus(gmId, "intro-inv", at: Self.now)
+            // A member under review (we are a moderator) stays so until it is accepted.
+            if !pendingReview { try db.setMemberStatus(gmId, "intro-inv", at: Self.now) }
         }
     }
 

@@ -85,7 +85,7 @@ extension ChatController {
     /// x.grp.link.acpt from an admin: the pending member `memberId` (us or, for a moderator,
     /// another joiner) is admitted or moved on to review, with its role (`xGrpLinkAcpt`).
     func memberAcceptanceReceived(user: User, _ g: GroupInfo, by sender: GroupMember, _ acceptance: GroupAcceptance,
-                                  role: GroupMemberRole, memberId: MemberId) throws(ChatError) {
+                                  role: GroupMemberRole, memberId: MemberId) async throws(ChatError) {
         guard sender.memberRole >= .moderator else {
             return reportMessageError(g, "x.grp.link.acpt from \(sender.localDisplayName), who is not a moderator")
         }
@@ -95,6 +95,17 @@ extension ChatController {
             try store.write { db in
                 try db.setMemberRoleAndStatus(g.membership.groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now)
             }
+            if status == .pendingReview, g.membership.memberStatus == .pendingApproval {
+                // Moved on from approval to review (simplex-chat `SGEUserPendingReview`, in our support chat).
+                var item = NewChatItem(userId: user.userId, groupId: g.groupId, sent: true, itemTs: Self.now,
+                                       text: "please wait for group moderators to review your request to join the group",
+                                       contentJSON: try json(CIContent.sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "userPendingReview"))),
+                                       statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)))
+                item.scopeMemberGmId = g.membership.groupMemberId
+                let pending = item
+                let itemId = try store.write { db in try db.insertChatItem(pending, at: Self.now) }
+                emit(.newChatItems(user: user, chatItems: [try supportItem(try groupInfo(g.groupId), itemId, scopeGmId: g.membership.groupMemberId)]))
+            }
             guard status == .connected else { return }
             let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
                                         content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userAccepted")), text: "you are accepted")
@@ -102,8 +113,57 @@ extension ChatController {
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
         } else {
             guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else { return }
+            let before = try member(gmId)
             try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+            // Another moderator admitted a member we host: we introduce it to the remaining members and
+            // send it the history (as APIAcceptMember does for the host itself).
+            if status == .connected, before.memberStatus == .pendingReview, before.memberCategory == .invitee,
+               g.membership.memberRole >= .admin {
+                let admitted = try member(gmId)
+                try await introduceToAll(g, newMember: admitted)
+                try await sendHistory(g, to: admitted)
+            }
         }
+    }
+
+    /// The support chat a member connection's items go to (simplex-chat `mkGroupChatScope`): ours while
+    /// we are pending, the member's while it is; nil (the main chat) otherwise.
+    func pendingConnectionScope(_ m: GroupMember) throws(ChatError) -> Int64? {
+        let membership = try groupInfo(m.groupId).membership
+        if membership.memberStatus == .pendingApproval || membership.memberStatus == .pendingReview { return membership.groupMemberId }
+        if m.memberStatus == .pendingApproval || m.memberStatus == .pendingReview { return m.groupMemberId }
+        return nil
+    }
+
+    /// The `memberConnected` item (read, as simplex-chat makes it), in the main chat or a support chat.
+    func insertConnectedItem(userId: Int64, _ m: GroupMember, scopeGmId: Int64?) throws(ChatError) -> Int64 {
+        var item = NewChatItem(userId: userId, groupId: m.groupId, memberGmId: m.groupMemberId, sent: false, itemTs: Self.now, text: "connected",
+                               contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected"))),
+                               statusJSON: try json(CIStatus.rcvRead))
+        item.scopeMemberGmId = scopeGmId
+        let connected = item
+        return try store.write { db in try db.insertChatItem(connected, at: Self.now) }
+    }
+
+    /// Which members a host may forward a message to (chat version 15, as simplex-chat's member
+    /// support delivery scope): `.some(nil)` everyone it forwards to; `.some(gmId)` only that
+    /// member's support chat participants (the member and moderators); nil nobody: a support chat
+    /// message naming a member we do not know, or a pending member's message outside its support
+    /// chat (refused when received, so not passed on either).
+    func supportForwardScope(_ g: GroupInfo, sender: GroupMember, _ msg: ChatMessage) -> Int64?? {
+        let pendingSender = sender.memberStatus == .pendingApproval || sender.memberStatus == .pendingReview
+        if case .msgFileDescr(let msgId, _) = msg.event {
+            // A file's description goes where its offer went (the scope of the sender's item).
+            guard let found = try? store.read({ db in
+                try db.memberItemSupportScope(groupId: g.groupId, memberGmId: sender.groupMemberId, sharedMsgId: msgId.base64url)
+            }) else { return pendingSender ? nil : .some(nil) }
+            return .some(found)
+        }
+        guard let scope = msg.event.supportScope else { return pendingSender ? nil : .some(nil) }
+        guard case .member(let memberId) = scope,
+              let gmId = try? store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) })
+        else { return nil }
+        return .some(gmId)
     }
 
     // MARK: host: admitting
@@ -120,11 +180,12 @@ extension ChatController {
             throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId))
         }
         let toReview = m.memberStatus == .pendingApproval && g.groupProfile.memberAdmission?.review == .all
+        // As APIAcceptMember: only the host approves (its invitee); anyone moderating admits a member under review.
         switch m.memberStatus {
-        case .pendingApproval, .pendingReview:
+        case .pendingApproval where m.memberCategory == .invitee, .pendingReview:
             break
         default:
-            throw .error(errorType: .commandError(message: "member is not pending"))
+            throw .error(errorType: .commandError(message: "member should be pending approval and invitee, or pending review and not invitee"))
         }
         // To review: `introduceToModerators` below tells the member (x.grp.link.acpt pending_review).
         if !toReview { try await sendToMember(groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) }
@@ -132,15 +193,26 @@ extension ChatController {
         try store.write { db in try db.setMemberRoleAndStatus(groupMemberId, role: role.rawValue, status: status.rawValue, at: Self.now) }
         let accepted = try member(groupMemberId)
         if !toReview {
-            let itemId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: groupMemberId, sent: false,
-                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAccepted", fields: .member(
-                                            groupMemberId: groupMemberId, profile: accepted.memberProfile.profile))),
-                                        text: "accepted \(accepted.localDisplayName)")
-            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, itemId)]))
+            // Items in both chats, as APIAcceptMember: the member connected (main chat), and our
+            // acceptance in its support chat.
+            let connectedId = try insertItem(userId: user.userId, groupId: groupId, memberGmId: groupMemberId, sent: false,
+                                             content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberConnected")), text: "connected")
+            var acceptedItem = NewChatItem(userId: user.userId, groupId: groupId, sent: true, itemTs: Self.now, text: "you accepted this member",
+                                           contentJSON: try json(CIContent.sndGroupEvent(sndGroupEvent: SndGroupEvent(type: "memberAccepted", fields: .member(
+                                               groupMemberId: groupMemberId, profile: accepted.memberProfile.profile)))),
+                                           statusJSON: try json(CIStatus.sndSent(sndProgress: .complete)))
+            acceptedItem.scopeMemberGmId = groupMemberId
+            let item = acceptedItem
+            let acceptedId = try store.write { db in try db.insertChatItem(item, at: Self.now) }
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, connectedId)]))
+            emit(.newChatItems(user: user, chatItems: [try supportItem(g, acceptedId, scopeGmId: groupMemberId)]))
             try await notifyModeratorsOfAcceptance(g, accepted, role: role)
-            // The members it does not know yet (not the moderators it met under review).
-            try await introduceToAll(g, newMember: accepted)
-            try await sendHistory(g, to: accepted)
+            // The host introduces it to the members it does not know yet (not the moderators it met
+            // under review) and sends the history (`introduceToRemaining`, `sendHistory`).
+            if m.memberCategory == .invitee {
+                try await introduceToAll(g, newMember: accepted)
+                try await sendHistory(g, to: accepted)
+            }
         } else {
             try await introduceToModerators(g, accepted)
         }
@@ -198,10 +270,8 @@ extension ChatController {
         let scopeGmId = try supportScopeGmId(g, scope)
         let scopeMember = try member(scopeGmId)
         guard let scopeMemberId = MemberId(base64url: scopeMember.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
-        guard !messages.contains(where: { $0.fileSource != nil }) else {
-            throw .error(errorType: .commandError(message: "files in support chats are not supported"))
-        }
-        let recipients = try supportRecipients(g, scopeGmId: scopeGmId)
+        let members = try supportRecipientMembers(g, scopeGmId: scopeGmId)
+        let recipients = members.map(\.agentConnId)
         // Our message answers the member (a moderator's view): its attention count is cleared.
         let attention: SupportAttention = scopeGmId == g.membership.groupMemberId ? .inc(0, fromMemberTs: nil) : .reset
         var items: [AChatItem] = []
@@ -214,18 +284,32 @@ extension ChatController {
             }
             try addMentions(&p, g, composed.mentions)
             p.container.scope = .member(memberId: scopeMemberId)
-            let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
-            for conn in recipients {
-                do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+            // A file (simplex-chat sends files in any scope): offered in the scoped x.msg.new, uploaded
+            // once the item exists, its descriptions only to this chat's recipients.
+            let file = try composed.fileSource.map { source throws(ChatError) in
+                try prepareSndFile(userId: user.userId, source: source, to: .members(groupId: g.groupId, members.map(\.gmId)))
             }
-            p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
-            p.item.scopeMemberGmId = scopeGmId
-            let item = p.item
-            let itemId = try store.write { db -> Int64 in
-                let id = try db.insertChatItem(item, at: Self.now)
-                try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
-                return id
+            p.container.file = file?.invitation
+            let itemId: Int64
+            do {
+                let body = try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)
+                for conn in recipients {
+                    do { dropStatus(conn, try await sendToAgent(conn, body)) } catch { emit(.chatError(chatError: error)) }
+                }
+                p.item.statusJSON = try json(CIStatus.sndSent(sndProgress: .complete))
+                p.item.scopeMemberGmId = scopeGmId
+                let item = p.item, shared = p.sharedMsgId.base64url
+                itemId = try store.write { db -> Int64 in
+                    let id = try db.insertChatItem(item, at: Self.now)
+                    try db.updateSupportChatStats(scopeGmId, unread: 0, mentions: 0, attention: attention, at: Self.now)
+                    if let file { try db.setFileItem(file.fileId, chatItemId: id, sharedMsgId: shared, at: Self.now) }
+                    return id
+                }
+            } catch {
+                if let file { discardSndFiles([file.fileId]) }
+                throw error
             }
+            if let file { startUpload(file.fileId) }
             items.append(try supportItem(g, itemId, scopeGmId: scopeGmId))
         }
         return .newChatItems(user: user, chatItems: items)
@@ -329,10 +413,14 @@ extension ChatController {
 
     /// The moderators a member under review was introduced to learn that it was admitted
     /// (x.grp.link.acpt naming it), so they record it as a member too.
+    /// A host tells the moderators it introduced the member to; another moderator tells all the current
+    /// moderators (the host among them, who then introduces the member to everyone else), as
+    /// APIAcceptMember sends x.grp.link.acpt to the member's support chat recipients.
     func notifyModeratorsOfAcceptance(_ g: GroupInfo, _ m: GroupMember, role: GroupMemberRole) async throws(ChatError) {
         guard let mid = MemberId(base64url: m.memberId) else { return }
         let introduced = try reviewModerators(g, except: m).filter { mod in
-            (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
+            m.memberCategory != .invitee
+                || (try? store.read { db in try db.hasIntroduction(reGroupMemberId: m.groupMemberId, toGroupMemberId: mod.groupMemberId) }) == true
         }
         for mod in introduced {
             do { try await sendToMember(mod.groupMemberId, .grpLinkAcpt(acceptance: .accepted, role: role, memberId: mid)) } catch {
@@ -358,6 +446,8 @@ extension ChatController {
                                  contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "newMemberPendingReview"))),
                                  statusJSON: try json(CIStatus.rcvNew))
         review.scopeMemberGmId = gmId
+        added.forwardedByGmId = Self.forwardingHost
+        review.forwardedByGmId = Self.forwardingHost
         let (addedId, reviewId) = try store.write { db -> (Int64, Int64) in
             let a = try db.insertChatItem(added, at: Self.now)
             let r = try db.insertChatItem(review, at: Self.now)
@@ -383,10 +473,15 @@ extension ChatController {
     /// The connections a support chat's messages go to: the member whose chat it is, and the
     /// moderators (and above) we are connected to.
     func supportRecipients(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [String] {
+        try supportRecipientMembers(g, scopeGmId: scopeGmId).map(\.agentConnId)
+    }
+
+    /// The same recipients with their member IDs (a file's description goes to each of them).
+    func supportRecipientMembers(_ g: GroupInfo, scopeGmId: Int64) throws(ChatError) -> [(gmId: Int64, agentConnId: String)] {
         try store.read { db in try self.groupMembers(db, g.groupId) }.filter { m in
             m.groupMemberId != g.membership.groupMemberId && m.activeConn?.connStatus == .ready
                 && (m.groupMemberId == scopeGmId || (m.memberRole >= .moderator && (m.memberStatus.isCurrent || m.memberStatus == .connected)))
-        }.compactMap { $0.activeConn?.agentConnId }
+        }.compactMap { m in m.activeConn.map { (m.groupMemberId, $0.agentConnId) } }
     }
 
     func sendSupportEvent(_ g: GroupInfo, scopeGmId: Int64, _ event: ChatMsgEvent) async throws(ChatError) {
@@ -490,5 +585,18 @@ extension ChatController {
         let item = try supportItem(g, itemId, scopeGmId: scopeGmId)
         let cr = CIReaction(chatDir: .groupSnd, chatItem: item.chatItem, sentAt: Self.ts(Self.now), reaction: reaction)
         return .chatItemReaction(user: user, added: add, reaction: ACIReaction(chatInfo: item.chatInfo, chatReaction: cr))
+    }
+}
+
+extension ChatMsgEvent {
+    /// The member support chat a content event is about (chat version 15 `scope`); nil: the main chat.
+    var supportScope: MsgScope? {
+        switch self {
+        case .msgNew(let c): c.scope
+        case .msgUpdate(let u): u.scope
+        case .msgDel(_, _, let scope): scope
+        case .msgReact(_, _, let scope, _, _): scope
+        default: nil
+        }
     }
 }

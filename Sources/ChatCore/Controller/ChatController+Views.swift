@@ -123,6 +123,7 @@ extension ChatController {
                           itemEdited: r["item_edited"], itemTimed: ttl.map { CITimed(ttl: $0, deleteAt: deleteAt.map(Self.ts)) },
                           itemLive: (r["item_live"] as Bool) ? true : nil, userMention: (r["user_mention"] as Bool?) ?? false,
                           deletable: deletable, editable: deletable && !forwarded,
+                          forwardedByMember: r["forwarded_by_group_member_id"],
                           createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]))
         let groupId: Int64? = r["group_id"]
         var quote: CIQuote?

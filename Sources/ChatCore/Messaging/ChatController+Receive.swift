@@ -69,6 +69,7 @@ extension ChatController {
             item.mentions = Self.rcvMentions(text: container.content.text, container.mentions)
             item.userMention = Self.mentionsUser(g, mentions: item.mentions, quotedMemberId: item.quotedMemberId)
             item.scopeMemberGmId = support?.scopeGmId
+            item.forwardedByGmId = Self.forwardingHost
             if sender.blockedByAdmin {
                 item.deletedJSON = try json(CIDeleted.blockedByAdmin(deletedTs: Self.ts(now)))
             } else if !sender.memberSettings.showMessages {

@@ -44,8 +44,12 @@ extension Database {
         try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE contact_id = ? ORDER BY chat_item_id DESC LIMIT 1"), arguments: [contactId])
     }
 
+    /// The group's preview item: the last of its main chat (simplex-chat `findGroupChatPreviews_`
+    /// leaves support chat items out).
     func lastGroupItemRow(_ groupId: Int64) throws -> Row? {
-        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE group_id = ? ORDER BY chat_item_id DESC LIMIT 1"), arguments: [groupId])
+        try Row.fetchOne(cachedStatement(sql: """
+            SELECT * FROM chat_items WHERE group_id = ? AND group_scope_group_member_id IS NULL ORDER BY chat_item_id DESC LIMIT 1
+            """), arguments: [groupId])
     }
 
     /// Received items not read yet (status rcvNew).
@@ -53,8 +57,12 @@ extension Database {
         try Int.fetchOne(cachedStatement(sql: "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status_type = 'rcvNew'"), arguments: [contactId]) ?? 0
     }
 
+    /// Unread items of a group's main chat: support chats keep their own counts (GroupSupportChat),
+    /// as simplex-chat's group chat stats.
     func groupUnreadCount(_ groupId: Int64) throws -> Int {
-        try Int.fetchOne(cachedStatement(sql: "SELECT count(*) FROM chat_items WHERE group_id = ? AND item_status_type = 'rcvNew'"), arguments: [groupId]) ?? 0
+        try Int.fetchOne(cachedStatement(sql: """
+            SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id IS NULL AND item_status_type = 'rcvNew'
+            """), arguments: [groupId]) ?? 0
     }
 
     /// Unread items of all the user's chats (the users list shows it per user).

@@ -206,6 +206,15 @@ enum ChatMigrations {
                 ALTER TABLE group_members ADD COLUMN member_welcome_shared_msg_id TEXT;
                 """)
         }
+        // simplex-chat `chat_items.forwarded_by_group_member_id` (chat version 4 forwarding): the host
+        // that forwarded the message an item was made from (x.grp.msg.forward), shown as
+        // CIMeta.forwardedByMember.
+        m.registerMigration("m20261126b_forwarded_by_member") { db in
+            try db.execute(sql: """
+                ALTER TABLE chat_items ADD COLUMN forwarded_by_group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL;
+                CREATE INDEX idx_chat_items_forwarded_by_group_member_id ON chat_items(forwarded_by_group_member_id);
+                """)
+        }
         return m
     }
 

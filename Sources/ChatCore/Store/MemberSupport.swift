@@ -15,6 +15,15 @@ extension Database {
                            arguments: [itemId])
     }
 
+    /// The support chat of a member's item found by its shared message ID: nil when there is no such
+    /// item, `.some(nil)` when it is in the main chat.
+    func memberItemSupportScope(groupId: Int64, memberGmId: Int64, sharedMsgId: String) throws -> Int64?? {
+        guard let row = try Row.fetchOne(cachedStatement(sql: """
+            SELECT group_scope_group_member_id FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ? LIMIT 1
+            """), arguments: [groupId, memberGmId, sharedMsgId]) else { return nil }
+        return .some(row[0] as Int64?)
+    }
+
     /// A member row id by member ID in a group, the user's membership included.
     func groupMemberGmId(groupId: Int64, memberId: String) throws -> Int64? {
         try Int64.fetchOne(cachedStatement(sql: "SELECT group_member_id FROM group_members WHERE group_id = ? AND member_id = ?"),

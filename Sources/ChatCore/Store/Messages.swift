@@ -171,6 +171,8 @@ struct NewChatItem {
     var mentions: [String: String] = [:]
     /// The item mentions us or replies to one of our messages.
     var userMention = false
+    /// The host that forwarded the message this item was made from (x.grp.msg.forward).
+    var forwardedByGmId: Int64?
 }
 
 extension Database {
@@ -187,6 +189,9 @@ extension Database {
             ])
         let id = lastInsertedRowID
         if let scope = i.scopeMemberGmId { try setItemSupportScope(id, memberGmId: scope) }
+        if let fwd = i.forwardedByGmId {
+            try cachedStatement(sql: "UPDATE chat_items SET forwarded_by_group_member_id = ? WHERE chat_item_id = ?").execute(arguments: [fwd, id])
+        }
         if let g = i.groupId, i.userMention || !i.mentions.isEmpty { try setItemMentions(id, groupId: g, i.mentions, userMention: i.userMention) }
         if let c = i.contactId { try contactChatUsed(c, at: now) }
         if let g = i.groupId { try cachedStatement(sql: "UPDATE groups SET chat_ts = ? WHERE group_id = ?").execute(arguments: [now, g]) }
