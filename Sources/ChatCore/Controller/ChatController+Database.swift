@@ -36,6 +36,13 @@ extension ChatController {
 
     /// Whether `key` opens the chat database (`/db test key`).
     func testDatabaseKey(_ key: String) throws(ChatError) -> ChatResponse {
+        // The open store holds the file's lock, so no second connection can read it: the key opens
+        // the file exactly when it is the key the store was opened with (a wrong key fails as
+        // opening with it does, "not a database").
+        if !storeClosed {
+            guard key == dbKey else { throw .errorDatabase(databaseError: .errorOpen(sqliteError: .errorNotADatabase)) }
+            return .cmdOk(user_: nil)
+        }
         let path = Self.chatDatabasePath(dbPrefix)
         do {
             try DatabaseEncryption.check(path: path, key: key)

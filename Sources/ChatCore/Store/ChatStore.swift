@@ -36,6 +36,10 @@ final class ChatStore: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
+            // One process uses the file at a time (simplex-chat: one chat per database), so its lock
+            // is taken once and held: no file-lock system calls per transaction and no shared-memory
+            // WAL index. `/db test key` compares keys while the store holds it (ChatController+Database).
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
