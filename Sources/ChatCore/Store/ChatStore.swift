@@ -44,6 +44,9 @@ final class ChatStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let existed = FileManager.default.fileExists(atPath: path)
+        // A sealed file opened without a key is not a database, whatever SQLite would say: told
+        // from its first bytes, since a running chat holds the file's lock (exclusive locking).
+        if key.isEmpty && DatabaseEncryption.fileState(path: path) == .notPlaintext { return .failure(.errorNotADatabase(dbFile: path)) }
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
