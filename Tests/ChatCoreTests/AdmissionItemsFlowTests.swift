@@ -64,6 +64,19 @@ private func groupEventType(_ content: [String: Any]) -> String? {
                 "\(support.map(\.type))")
         #expect(try await items(bob, "#\(bg)").map(\.type) == ["chatBanner"])
 
+        // The users list counts support chat items too: simplex-chat `getUsersInfo` counts every `rcv_new`
+        // item of the user's groups, with no scope condition (a pin: the chat list counts the main chat only).
+        func rcvNew(_ ref: String) async throws -> Int {
+            let r = try await alice.cmd("/_get chat \(ref) count=100")
+            return ((r["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]] ?? []).filter {
+                (($0["meta"] as? [String: Any])?["itemStatus"] as? [String: Any])?["type"] as? String == "rcvNew"
+            }.count
+        }
+        let supportUnread = try await rcvNew("#\(g)(_support:\(bobGm))")
+        #expect(supportUnread > 0)
+        let users = try #require(try await alice.cmd("/users")["users"] as? [[String: Any]])
+        #expect((users.first?["unreadCount"] as? NSNumber)?.intValue == supportUnread + (try await rcvNew("#\(g)")), "\(users)")
+
         try await alice.cmd("/_accept member #\(g) \(bobGm) member")
         // The main chat's notice comes as its own `newChatItems` (the pending one, in the support chat, came at CON).
         try await bob.event("newChatItems") { e in
