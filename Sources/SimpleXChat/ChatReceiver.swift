@@ -108,6 +108,7 @@ public final class ChatReceiver {
             .acceptingBusinessRequest(let user, let g), .businessRequestAlreadyAccepted(let user, let g),
             .userJoinedGroup(let user, let g, _), .joinedGroupMember(let user, let g, _),
             .joinedGroupMemberConnecting(let user, let g, _, _), .connectedToGroupMember(let user, let g, _, _),
+            .memberAcceptedByOther(let user, let g, _, _),
             .memberRole(let user, let g, _, _, _, _), .memberBlockedForAll(let user, let g, _, _, _),
             .deletedMember(let user, let g, _, _, _), .deletedMemberUser(let user, let g, _, _), .leftMember(let user, let g, _),
             .groupDeleted(let user, let g, _), .groupUpdated(let user, _, let g, _), .groupMemberUpdated(let user, let g, _, _):

@@ -617,6 +617,8 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): rejecting request to join the group from \(m.localDisplayName), reason: \(reason.text)")
         case .joinedGroupMemberConnecting(_, let g, let host, let m):
             output("\(t) #\(g.localDisplayName): \(host.localDisplayName) added \(m.localDisplayName) to the group (connecting...)")
+        case .memberAcceptedByOther(_, let g, let by, let m):
+            output("\(t) #\(g.localDisplayName): \(by.localDisplayName) accepted \(m.localDisplayName) to the group")
         case .memberRole(_, let g, let by, let m, let from, let to):
             output("\(t) #\(g.localDisplayName): \(by.localDisplayName) changed the role of \(m.localDisplayName) from \(from.rawValue) to \(to.rawValue)")
         case .memberBlockedForAll(_, let g, let by, let m, let blocked):

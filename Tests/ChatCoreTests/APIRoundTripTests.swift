@@ -506,6 +506,7 @@ enum RTSamples {
         withUser("userJoinedGroup", #""groupInfo":\#(groupInfo),"hostMember":\#(host)"#),
         withUser("joinedGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
+        withUser("memberAcceptedByOther", #""groupInfo":\#(groupInfo),"acceptingMember":\#(host),"member":\#(member)"#),
         withUser("connectedToGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member),"memberContact":\#(contact)"#),
         withUser("memberRole", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"fromRole":"member","toRole":"observer""#),
         withUser("memberBlockedForAll", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"blocked":false"#),
@@ -900,6 +901,7 @@ enum CaseNames {
         case .userJoinedGroup: "userJoinedGroup"
         case .joinedGroupMember: "joinedGroupMember"
         case .joinedGroupMemberConnecting: "joinedGroupMemberConnecting"
+        case .memberAcceptedByOther: "memberAcceptedByOther"
         case .connectedToGroupMember: "connectedToGroupMember"
         case .memberRole: "memberRole"
         case .memberBlockedForAll: "memberBlockedForAll"

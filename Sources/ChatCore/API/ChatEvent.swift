@@ -39,6 +39,8 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case userJoinedGroup(user: User, groupInfo: GroupInfo, hostMember: GroupMember)
     case joinedGroupMember(user: User, groupInfo: GroupInfo, member: GroupMember)
     case joinedGroupMemberConnecting(user: User, groupInfo: GroupInfo, hostMember: GroupMember, member: GroupMember)
+    /// simplex-chat CEvtMemberAcceptedByOther: a moderator (not us) admitted `member` or moved it on to review.
+    case memberAcceptedByOther(user: User, groupInfo: GroupInfo, acceptingMember: GroupMember, member: GroupMember)
     case connectedToGroupMember(user: User, groupInfo: GroupInfo, member: GroupMember, memberContact: Contact?)
     case memberRole(user: User, groupInfo: GroupInfo, byMember: GroupMember, member: GroupMember, fromRole: GroupMemberRole, toRole: GroupMemberRole)
     case memberBlockedForAll(user: User, groupInfo: GroupInfo, byMember: GroupMember, member: GroupMember, blocked: Bool)
@@ -108,6 +110,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "userJoinedGroup": self = try .userJoinedGroup(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"))
         case "joinedGroupMember": self = try .joinedGroupMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
         case "joinedGroupMemberConnecting": self = try .joinedGroupMemberConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"), member: c.v("member"))
+        case "memberAcceptedByOther": self = try .memberAcceptedByOther(user: c.v("user"), groupInfo: c.v("groupInfo"), acceptingMember: c.v("acceptingMember"), member: c.v("member"))
         case "connectedToGroupMember": self = try .connectedToGroupMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), memberContact: c.opt("memberContact"))
         case "memberRole": self = try .memberRole(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), member: c.v("member"), fromRole: c.v("fromRole"), toRole: c.v("toRole"))
         case "memberBlockedForAll": self = try .memberBlockedForAll(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), member: c.v("member"), blocked: c.v("blocked"))
@@ -300,6 +303,12 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(hostMember, "hostMember")
+            try c.put(member, "member")
+        case .memberAcceptedByOther(let user, let groupInfo, let acceptingMember, let member):
+            try c.tag("memberAcceptedByOther")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(acceptingMember, "acceptingMember")
             try c.put(member, "member")
         case .connectedToGroupMember(let user, let groupInfo, let member, let memberContact):
             try c.tag("connectedToGroupMember")

@@ -350,6 +350,10 @@ extension ChatController {
         do { agentConnId = try await agent.acceptContact(invitationId: req.agentInvitationId, connInfo: info, pqSupport: pq) } catch {
             throw Self.agentError(error)
         }
+        // The first e2e notice shows the request's post-quantum support (simplex-chat makes it at REQ
+        // from REQ's `PQSupport`), not our address's setting.
+        let requestPQ: Bool
+        do { requestPQ = try await agent.invitationPQSupport(invitationId: req.agentInvitationId) } catch { requestPQ = false }
         let contact = try store.write { db -> Contact? in
             let name = try self.uniqueName(db, userId: userId, req.localDisplayName)
             let contactId = try db.insertAcceptedContact(
@@ -359,7 +363,7 @@ extension ChatController {
             // simplex-chat makes the chat's banner, e2e notice (the post-quantum support of the request)
             // and feature items with the contact it creates for the request (`profileContactRequest`).
             if let c = try self.contact(db, contactId) {
-                for i in try self.directNewChatItems(user: user, c, pqEnabled: pqSupport) { _ = try db.insertChatItem(i, at: Self.now) }
+                for i in try self.directNewChatItems(user: user, c, pqEnabled: requestPQ) { _ = try db.insertChatItem(i, at: Self.now) }
             }
             // The message sent with the request becomes the first message of the chat.
             if let r = try db.contactRequestMessage(requestId),

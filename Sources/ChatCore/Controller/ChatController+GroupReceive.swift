@@ -109,9 +109,9 @@ extension ChatController {
         let m = try member(gmId)
         let (user, _) = try groupContext(m.groupId)
         try await sendPendingGroupMessages(gmId, agentConnId: agentConnId)
-        let hostItems = m.memberCategory == .host ? try hostConnectedItems(user: user, m.groupId, host: gmId) : []
-        // While we or the member are pending, the item goes to the support chat (simplex-chat `mkGroupChatScope`).
+        // While we or the member are pending, the items go to the support chat (simplex-chat `mkGroupChatScope`).
         let connectedScope = try pendingConnectionScope(m)
+        let hostItems = m.memberCategory == .host ? try hostConnectedItems(user: user, m.groupId, host: gmId, scopeGmId: connectedScope) : []
         let itemId = try insertConnectedItem(userId: user.userId, m, scopeGmId: connectedScope)
         func connectedItem(_ g: GroupInfo) throws(ChatError) -> AChatItem {
             if let s = connectedScope { return try supportItem(g, itemId, scopeGmId: s) }
@@ -129,7 +129,10 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.userJoinedGroup(user: user, groupInfo: g, hostMember: try member(gmId)))
             for batch in hostItems where !batch.isEmpty {
-                emit(.newChatItems(user: user, chatItems: try batch.map { id throws(ChatError) in try groupItem(m.groupId, id) }))
+                emit(.newChatItems(user: user, chatItems: try batch.map { id throws(ChatError) in
+                    if let s = connectedScope { return try supportItem(g, id, scopeGmId: s) }
+                    return try groupItem(m.groupId, id)
+                }))
             }
             var items = [try connectedItem(g)]
             // A host of chat version 6+ sends the welcome message in the group history (when the
@@ -461,7 +464,7 @@ extension ChatController {
             if let file { await autoAcceptFile(file.0, size: file.1) }
             return nil
         case .grpLinkAcpt(let acceptance, let role, let memberId):
-            try await memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId)
+            try await memberAcceptanceReceived(user: user, g, by: sender, acceptance, role: role, memberId: memberId, shared: shared)
         case .msgNew(let container):
             guard sender.memberRole >= .author else {
                 reportMessageError(g, "x.msg.new from \(sender.localDisplayName) with insufficient member permissions")

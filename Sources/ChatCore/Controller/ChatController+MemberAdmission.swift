@@ -85,7 +85,7 @@ extension ChatController {
     /// x.grp.link.acpt from an admin: the pending member `memberId` (us or, for a moderator,
     /// another joiner) is admitted or moved on to review, with its role (`xGrpLinkAcpt`).
     func memberAcceptanceReceived(user: User, _ g: GroupInfo, by sender: GroupMember, _ acceptance: GroupAcceptance,
-                                  role: GroupMemberRole, memberId: MemberId) async throws(ChatError) {
+                                  role: GroupMemberRole, memberId: MemberId, shared: String?) async throws(ChatError) {
         guard sender.memberRole >= .moderator else {
             return reportMessageError(g, "x.grp.link.acpt from \(sender.localDisplayName), who is not a moderator")
         }
@@ -105,24 +105,50 @@ extension ChatController {
                 let pending = item
                 let itemId = try store.write { db in try db.insertChatItem(pending, at: Self.now) }
                 emit(.newChatItems(user: user, chatItems: [try supportItem(try groupInfo(g.groupId), itemId, scopeGmId: g.membership.groupMemberId)]))
+                let g2 = try groupInfo(g.groupId)
+                emit(.memberAcceptedByOther(user: user, groupInfo: g2, acceptingMember: sender, member: g2.membership))
             }
             guard status == .connected else { return }
-            let itemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false,
-                                        content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userAccepted")), text: "you are accepted")
+            // simplex-chat `processUserAccepted`: the main chat's e2e notice, features and welcome, and
+            // `userAccepted` in both chats, then `userJoinedGroup`.
+            try acceptedMembershipItems(user: user, groupId: g.groupId, by: sender)
             emit(.userJoinedGroup(user: user, groupInfo: try groupInfo(g.groupId), hostMember: sender))
-            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
         } else {
-            guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else { return }
+            guard let gmId = try store.read({ db in try db.groupMemberGmId(groupId: g.groupId, memberId: memberId.base64url) }) else {
+                return reportMessageError(g, "x.grp.link.acpt error: referenced member does not exist")
+            }
             let before = try member(gmId)
-            try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+            guard status == .connected else {
+                try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: status.rawValue, at: Self.now) }
+                return
+            }
+            // simplex-chat `xGrpLinkAcpt` for another member: connected when we have a ready connection
+            // with it, otherwise announced (the host will introduce it).
+            let ready = try store.read { db in try db.memberHasReadyConnection(gmId) }
+            let newStatus: GroupMemberStatus = ready ? .connected : .announced
+            try store.write { db in try db.setMemberRoleAndStatus(gmId, role: role.rawValue, status: newStatus.rawValue, at: Self.now) }
+            let admitted = try member(gmId)
             // Another moderator admitted a member we host: we introduce it to the remaining members and
             // send it the history (as APIAcceptMember does for the host itself).
-            if status == .connected, before.memberStatus == .pendingReview, before.memberCategory == .invitee,
-               g.membership.memberRole >= .admin {
-                let admitted = try member(gmId)
+            if before.memberCategory == .invitee, before.memberStatus == .pendingReview || before.memberStatus == .pendingApproval {
                 try await introduceToAll(g, newMember: admitted)
                 try await sendHistory(g, to: admitted)
             }
+            // Items in both chats, as the reference: "connected" in the main chat, and the moderator's
+            // acceptance (the received message) in the member's support chat.
+            let g2 = try groupInfo(g.groupId)
+            let connectedId = try insertConnectedItem(userId: user.userId, admitted, scopeGmId: nil)
+            emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, connectedId)]))
+            var item = NewChatItem(userId: user.userId, groupId: g.groupId, memberGmId: sender.groupMemberId, sent: false, itemTs: Self.now,
+                                   text: "accepted \(admitted.memberProfile.profile.displayName)",
+                                   contentJSON: try json(CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberAccepted", fields: .member(
+                                       groupMemberId: gmId, profile: admitted.memberProfile.profile)))),
+                                   statusJSON: try json(CIStatus.rcvRead), sharedMsgId: shared)
+            item.scopeMemberGmId = gmId
+            let accepted = item
+            let acceptedId = try store.write { db in try db.insertChatItem(accepted, at: Self.now) }
+            emit(.newChatItems(user: user, chatItems: [try supportItem(g2, acceptedId, scopeGmId: gmId)]))
+            emit(.memberAcceptedByOther(user: user, groupInfo: g2, acceptingMember: sender, member: admitted))
         }
     }
 

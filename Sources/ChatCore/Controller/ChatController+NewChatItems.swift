@@ -19,16 +19,18 @@ extension ChatController {
     /// An internal item of a new chat: sent items start `sndNew`, received ones `rcvRead` (simplex-chat
     /// `ciCreateStatus`: none of these needs attention), dated now unless `epoch`.
     private func newChatItemValue(userId: Int64, contactId: Int64? = nil, groupId: Int64? = nil, memberGmId: Int64? = nil, sent: Bool,
-                                  content: CIContent, text: String, epoch: Bool = false) throws(ChatError) -> NewChatItem {
-        NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
-                    itemTs: epoch ? 0 : Self.now, text: text, contentJSON: try json(content),
-                    statusJSON: try json(sent ? CIStatus.sndNew : CIStatus.rcvRead), sharedMsgId: nil)
+                                  content: CIContent, text: String, epoch: Bool = false, scopeGmId: Int64? = nil) throws(ChatError) -> NewChatItem {
+        var item = NewChatItem(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
+                               itemTs: epoch ? 0 : Self.now, text: text, contentJSON: try json(content),
+                               statusJSON: try json(sent ? CIStatus.sndNew : CIStatus.rcvRead), sharedMsgId: nil)
+        item.scopeMemberGmId = scopeGmId
+        return item
     }
 
     private func newChatItem(userId: Int64, contactId: Int64? = nil, groupId: Int64? = nil, memberGmId: Int64? = nil, sent: Bool,
-                             content: CIContent, text: String, epoch: Bool = false) throws(ChatError) -> Int64 {
+                             content: CIContent, text: String, epoch: Bool = false, scopeGmId: Int64? = nil) throws(ChatError) -> Int64 {
         let item = try newChatItemValue(userId: userId, contactId: contactId, groupId: groupId, memberGmId: memberGmId, sent: sent,
-                                        content: content, text: text, epoch: epoch)
+                                        content: content, text: text, epoch: epoch, scopeGmId: scopeGmId)
         return try store.write { db in try db.insertChatItem(item, at: Self.now) }
     }
 
@@ -129,15 +131,15 @@ extension ChatController {
     // MARK: groups
 
     /// The e2e notice of a group chat (`CISndGroupE2EEInfo`/`CIRcvGroupE2EEInfo`, never post-quantum).
-    func createGroupE2EItem(userId: Int64, groupId: Int64, memberGmId: Int64?, sent: Bool) throws(ChatError) -> Int64 {
+    func createGroupE2EItem(userId: Int64, groupId: Int64, memberGmId: Int64?, sent: Bool, scopeGmId: Int64? = nil) throws(ChatError) -> Int64 {
         let info = E2EInfo(pqEnabled: false)
         return try newChatItem(userId: userId, groupId: groupId, memberGmId: memberGmId, sent: sent,
                                content: sent ? .sndGroupE2EEInfo(e2eeInfo: info) : .rcvGroupE2EEInfo(e2eeInfo: info),
-                               text: Self.e2eInfoNoPQText)
+                               text: Self.e2eInfoNoPQText, scopeGmId: scopeGmId)
     }
 
     /// simplex-chat `createGroupFeatureItems_`: one item per group feature, sent or received from a member.
-    func createGroupFeatureItems(userId: Int64, groupId: Int64, memberGmId: Int64?, sent: Bool) throws(ChatError) -> [Int64] {
+    func createGroupFeatureItems(userId: Int64, groupId: Int64, memberGmId: Int64?, sent: Bool, scopeGmId: Int64? = nil) throws(ChatError) -> [Int64] {
         let g = try groupInfo(groupId)
         var ids: [Int64] = []
         for (f, enable, param, role) in Self.groupFeatureStates(g.fullGroupPreferences) {
@@ -146,7 +148,7 @@ extension ChatController {
                 ? .sndGroupFeature(groupFeature: f, preference: pref, param: param, memberRole_: role)
                 : .rcvGroupFeature(groupFeature: f, preference: pref, param: param, memberRole_: role)
             ids.append(try newChatItem(userId: userId, groupId: groupId, memberGmId: memberGmId, sent: sent, content: content,
-                                       text: Self.groupFeatureText(f, enable, param, role)))
+                                       text: Self.groupFeatureText(f, enable, param, role), scopeGmId: scopeGmId))
         }
         return ids
     }
@@ -180,11 +182,47 @@ extension ChatController {
     /// At the host's CON, before the "connected" item (simplex-chat `processGroupMessage` CON of a
     /// host): the received e2e notice and, unless the chat was prepared from the link (which made
     /// them), the feature items; returned as the two `newChatItems` to emit after `userJoinedGroup`.
-    func hostConnectedItems(user: User, _ groupId: Int64, host gmId: Int64) throws(ChatError) -> [[Int64]] {
+    /// While our membership is pending they go to our own support chat (`mkGroupChatScope`), and the
+    /// main chat gets its own set when we are admitted (`acceptedMembershipItems`).
+    func hostConnectedItems(user: User, _ groupId: Int64, host gmId: Int64, scopeGmId: Int64?) throws(ChatError) -> [[Int64]] {
+        let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: groupId) }
+        let e2e = try createGroupE2EItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false, scopeGmId: scopeGmId)
+        let features = prepared ? [] : try createGroupFeatureItems(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,
+                                                                   scopeGmId: scopeGmId)
+        return [[e2e], features]
+    }
+
+    /// Our membership admitted (x.grp.link.acpt `accepted` naming us; simplex-chat `xGrpLinkAcpt`
+    /// `processUserAccepted`), from the admitting moderator, each its own `newChatItems` as
+    /// `createInternalChatItem`: in the main chat the e2e notice, the feature items (not for a chat
+    /// prepared from the link), the welcome (unless the link showed it or the history will bring it)
+    /// and `userAccepted`; then `userAccepted` in our support chat. The caller emits `userJoinedGroup`.
+    func acceptedMembershipItems(user: User, groupId: Int64, by sender: GroupMember) throws(ChatError) {
+        let gmId = sender.groupMemberId
         let prepared = try store.read { db in try db.hasReceivedFeatureItems(groupId: groupId) }
         let e2e = try createGroupE2EItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false)
-        let features = prepared ? [] : try createGroupFeatureItems(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false)
-        return [[e2e], features]
+        emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, e2e)]))
+        if !prepared {
+            let features = try createGroupFeatureItems(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false)
+            emit(.newChatItems(user: user, chatItems: try features.map { id throws(ChatError) in try groupItem(groupId, id) }))
+        }
+        let g = try groupInfo(groupId)
+        // simplex-chat `maybeCreateGroupDescrLocal`: a host of chat version 6+ sends the welcome in the history.
+        let expectHistory = g.fullGroupPreferences.history.enable == .on
+            && ((try? memberVRange(gmId)) ?? nil).map { $0.max >= ChatProtocolVersion.groupHistoryIncludeWelcome } == true
+        let shownFromLink = try store.read { db in try db.groupWelcomeId(groupId) } != nil
+        if !expectHistory, !shownFromLink, let welcome = g.groupProfile.description, !welcome.isEmpty {
+            let wid = try insertItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false,
+                                     content: .rcvMsgContent(msgContent: .text(welcome)), text: welcome, status: .rcvNew)
+            emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, wid)]))
+        }
+        let accepted = CIContent.rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "userAccepted"))
+        let mainId = try newChatItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false, content: accepted, text: "you are accepted")
+        emit(.newChatItems(user: user, chatItems: [try groupItem(groupId, mainId)]))
+        let ownScope = g.membership.groupMemberId
+        let supportId = try newChatItem(userId: user.userId, groupId: groupId, memberGmId: gmId, sent: false, content: accepted,
+                                        text: "you are accepted", scopeGmId: ownScope)
+        emit(.newChatItems(user: user, chatItems: [try supportItem(g, supportId, scopeGmId: ownScope)]))
     }
 
     /// simplex-chat `connRequestPQEncryption`: an invitation link says whether its ratchet will be

@@ -31,7 +31,8 @@ extension Database {
     /// Whether the chat has its received feature items already (a prepared chat makes them early).
     func hasReceivedFeatureItems(groupId: Int64) throws -> Bool {
         try Bool.fetchOne(self, sql: """
-            SELECT 1 FROM chat_items WHERE group_id = ? AND json_extract(item_content, '$.type') = 'rcvGroupFeature' LIMIT 1
+            SELECT 1 FROM chat_items WHERE group_id = ? AND group_scope_group_member_id IS NULL
+              AND json_extract(item_content, '$.type') = 'rcvGroupFeature' LIMIT 1
             """, arguments: [groupId]) ?? false
     }
 

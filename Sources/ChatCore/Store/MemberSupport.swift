@@ -100,4 +100,11 @@ extension Database {
                 OR support_chat_items_member_attention > 0 OR support_chat_items_mentions > 0)
             """), arguments: [groupId]) ?? 0
     }
+
+    /// Whether we have a ready connection with the member (simplex-chat `connReady` of `memberConn`).
+    func memberHasReadyConnection(_ groupMemberId: Int64) throws -> Bool {
+        try Bool.fetchOne(cachedStatement(sql: """
+            SELECT 1 FROM connections WHERE group_member_id = ? AND conn_status = 'ready' LIMIT 1
+            """), arguments: [groupMemberId]) ?? false
+    }
 }
