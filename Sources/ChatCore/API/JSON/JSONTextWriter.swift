@@ -83,25 +83,25 @@ enum JSONTextWriter {
     static func writeIfScalar<T: Encodable>(
         _ value: T, into out: inout [UInt8], path: @autoclosure () -> [any CodingKey]
     ) throws -> Bool {
-        if T.self == String.self { writeString(value as! String, into: &out); return true }
-        if T.self == Int64.self { writeInteger(value as! Int64, into: &out); return true }
-        if T.self == Int.self { writeInteger(value as! Int, into: &out); return true }
-        if T.self == Bool.self { writeBool(value as! Bool, into: &out); return true }
-        if T.self == Double.self { try writeFloat(value as! Double, into: &out, path: path()); return true }
-        if T.self == Int32.self { writeInteger(value as! Int32, into: &out); return true }
-        if T.self == UInt64.self { writeInteger(value as! UInt64, into: &out); return true }
-        if T.self == UInt32.self { writeInteger(value as! UInt32, into: &out); return true }
-        if T.self == UInt16.self { writeInteger(value as! UInt16, into: &out); return true }
-        if T.self == UInt8.self { writeInteger(value as! UInt8, into: &out); return true }
-        if T.self == UInt.self { writeInteger(value as! UInt, into: &out); return true }
-        if T.self == Int16.self { writeInteger(value as! Int16, into: &out); return true }
-        if T.self == Int8.self { writeInteger(value as! Int8, into: &out); return true }
-        if T.self == Int128.self { writeInteger(value as! Int128, into: &out); return true }
-        if T.self == UInt128.self { writeInteger(value as! UInt128, into: &out); return true }
-        if T.self == Float.self { try writeFloat(value as! Float, into: &out, path: path()); return true }
-        if T.self == Data.self { writeString((value as! Data).base64EncodedString(), into: &out); return true }
-        if T.self == URL.self { writeString((value as! URL).absoluteString, into: &out); return true }
-        if T.self == Decimal.self { out.append(contentsOf: (value as! Decimal).description.utf8); return true }
+        if T.self == String.self { writeString(unsafeBitCast(value, to: String.self), into: &out); return true }
+        if T.self == Int64.self { writeInteger(unsafeBitCast(value, to: Int64.self), into: &out); return true }
+        if T.self == Int.self { writeInteger(unsafeBitCast(value, to: Int.self), into: &out); return true }
+        if T.self == Bool.self { writeBool(unsafeBitCast(value, to: Bool.self), into: &out); return true }
+        if T.self == Double.self { try writeFloat(unsafeBitCast(value, to: Double.self), into: &out, path: path()); return true }
+        if T.self == Int32.self { writeInteger(unsafeBitCast(value, to: Int32.self), into: &out); return true }
+        if T.self == UInt64.self { writeInteger(unsafeBitCast(value, to: UInt64.self), into: &out); return true }
+        if T.self == UInt32.self { writeInteger(unsafeBitCast(value, to: UInt32.self), into: &out); return true }
+        if T.self == UInt16.self { writeInteger(unsafeBitCast(value, to: UInt16.self), into: &out); return true }
+        if T.self == UInt8.self { writeInteger(unsafeBitCast(value, to: UInt8.self), into: &out); return true }
+        if T.self == UInt.self { writeInteger(unsafeBitCast(value, to: UInt.self), into: &out); return true }
+        if T.self == Int16.self { writeInteger(unsafeBitCast(value, to: Int16.self), into: &out); return true }
+        if T.self == Int8.self { writeInteger(unsafeBitCast(value, to: Int8.self), into: &out); return true }
+        if T.self == Int128.self { writeInteger(unsafeBitCast(value, to: Int128.self), into: &out); return true }
+        if T.self == UInt128.self { writeInteger(unsafeBitCast(value, to: UInt128.self), into: &out); return true }
+        if T.self == Float.self { try writeFloat(unsafeBitCast(value, to: Float.self), into: &out, path: path()); return true }
+        if T.self == Data.self { writeString(unsafeBitCast(value, to: Data.self).base64EncodedString(), into: &out); return true }
+        if T.self == URL.self { writeString(unsafeBitCast(value, to: URL.self).absoluteString, into: &out); return true }
+        if T.self == Decimal.self { out.append(contentsOf: unsafeBitCast(value, to: Decimal.self).description.utf8); return true }
         return false
     }
 }
