@@ -24,10 +24,18 @@ struct ChatBench: AsyncParsableCommand {
     var quick = false
     @Flag(help: "Only the plain-database throughput figure (for profiling).")
     var throughputOnly = false
+    @Flag(help: "Only the JSON encoding micro-benchmark (ChatJSON against Foundation's JSONEncoder).")
+    var jsonOnly = false
+    @Option(help: "Events encoded per figure of --json-only.")
+    var jsonIterations = 20_000
     @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written as it arrives in a transaction of its own, as before issue 14).")
     var statusDelay = ChatController.Config().deferredStatusDelay
 
     mutating func run() async throws {
+        if jsonOnly {
+            try JSONEncodeBench.run(iterations: jsonIterations)
+            return
+        }
         if quick {
             messages = 200
             contacts = 1000
