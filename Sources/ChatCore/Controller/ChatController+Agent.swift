@@ -437,10 +437,23 @@ extension ChatController {
     /// Statuses of messages sent on one connection (an A_RCVD lists many receipts): the items
     /// of direct messages change in one transaction and are reported in one event.
     private func statusesUpdate(_ agentConnId: String, _ updates: [(msgId: Int64, status: CIStatus)]) throws(ChatError) {
+        // One read tells group deliveries (nil) from direct messages and finds the latter's items.
+        let lookups = try store.read { db in
+            try updates.map { u in
+                try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: u.msgId)
+                    ? nil : try db.sentContactItems(agentConnId: agentConnId, agentMsgId: u.msgId)
+            }
+        }
         var direct: [(msgId: Int64, status: CIStatus)] = []
-        for u in updates where !(try groupDeliveryUpdate(agentConnId, u.msgId, u.status)) { direct.append(u) }
-        guard !direct.isEmpty else { return }
-        let found = try store.read { db in try direct.map { u in try db.sentContactItems(agentConnId: agentConnId, agentMsgId: u.msgId) } }
+        var found: [[(Int64, Int64, Int64, String)]] = []
+        for (u, items) in zip(updates, lookups) {
+            if let items {
+                direct.append(u)
+                found.append(items)
+            } else {
+                _ = try groupDeliveryUpdate(agentConnId, u.msgId, u.status)
+            }
+        }
         var owner: (contactId: Int64, userId: Int64)?
         var changed: [Int64] = []
         var toWrite: [(items: [Int64], statusJSON: String, keepDelivered: Bool)] = []
