@@ -30,7 +30,7 @@ class Person:
             argv += ["--display-name", name]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
-            os.execve(BIN, argv, dict(os.environ, HOME=home))
+            os.execve(BIN, argv, dict(os.environ, HOME=home, SWIFT_BACKTRACE="enable=yes,interactive=no"))
         self.buf = ""
 
     def type(self, line):
@@ -59,7 +59,12 @@ class Person:
             self.type("/q")
             deadline = time.time() + 10
             while time.time() < deadline:
-                if os.waitpid(self.pid, os.WNOHANG) != (0, 0):
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if pid != 0:
+                    # A crash on the way out is a failure too; the whole terminal output carries
+                    # the runtime's backtrace.
+                    check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+                          f"{self.name}: /q ended with status {status}; output since: {self.buf[-12000:]!r}")
                     return
                 r, _, _ = select.select([self.fd], [], [], 0.1)
                 if r:
@@ -67,7 +72,7 @@ class Person:
                         self.buf += os.read(self.fd, 65536).decode(errors="replace")
                     except OSError:
                         pass
-            check(False, f"{self.name}: still running 10 s after /q; output since: {self.buf[-400:]!r}")
+            check(False, f"{self.name}: still running 10 s after /q; output since: {self.buf[-12000:]!r}")
             os.kill(self.pid, 9)
             os.waitpid(self.pid, 0)
         except OSError:
