@@ -136,7 +136,7 @@ public final class XFTPClientSession: Sendable {
     /// One request stream: `body` (and then the chunk, read from disk) is sent, the first 16384
     /// bytes of the answer are the head, and `handle` reads what follows.
     func exchange<R: Sendable>(
-        body: [UInt8], chunk: XFTPChunkSpec?, timeout: Double,
+        body: [UInt8], chunk: XFTPChunkBody?, timeout: Double,
         _ handle: @escaping @Sendable ([UInt8], HTTP2StreamReader) async throws -> R
     ) async throws -> R {
         let stream = try await openStream()
@@ -160,13 +160,28 @@ public final class XFTPClientSession: Sendable {
     /// larger writes cost fewer task switches.
     static let ioPiece = 65_536
 
-    private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkSpec?) async throws {
-        if body.isEmpty, chunk == nil {
-            return try await writer.headers(headers, endStream: true)
+    private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkBody?) async throws {
+        guard let chunk else {
+            if body.isEmpty { return try await writer.headers(headers, endStream: true) }
+            try await writer.headers(headers, endStream: false)
+            return try await writer.data(body, endStream: true)
         }
         try await writer.headers(headers, endStream: false)
-        guard let chunk else { return try await writer.data(body, endStream: true) }
         try await writer.data(body)
+        switch chunk {
+        case .file(let spec): try await sendFile(writer, spec)
+        case .memory(let buffer):
+            var off = 0
+            while off < buffer.count {
+                let n = min(Self.ioPiece, buffer.count - off)
+                try await writer.data(UnsafeRawBufferPointer(rebasing: buffer.bytes[off..<(off + n)]))
+                off += n
+            }
+        }
+        try await writer.end()
+    }
+
+    private static func sendFile(_ writer: HTTP2StreamWriter, _ chunk: XFTPChunkSpec) async throws {
         let file = try PosixFile(path: chunk.path, mode: .read)
         try file.seek(to: chunk.offset)
         var left = Int(chunk.size)
@@ -176,7 +191,6 @@ public final class XFTPClientSession: Sendable {
             left -= piece.count
             try await writer.data(piece)
         }
-        try await writer.end()
     }
 
     private func openStream() async throws -> HTTP2StreamChannel {
@@ -210,7 +224,7 @@ public final class XFTPClientSession: Sendable {
 
     /// Signs `command` with `key` (empty corrId, as the reference client) and sends it.
     private func command<R: Sendable>(
-        _ key: AnyPrivateKey?, entityId: [UInt8], _ command: FileCommand, chunk: XFTPChunkSpec? = nil,
+        _ key: AnyPrivateKey?, entityId: [UInt8], _ command: FileCommand, chunk: XFTPChunkBody? = nil,
         timeoutChunk: UInt32? = nil,
         _ handle: @escaping @Sendable (FileResponse, HTTP2StreamReader) async throws -> R
     ) async throws(XFTPClientError) -> R {
@@ -261,7 +275,12 @@ public final class XFTPClientSession: Sendable {
 
     /// FPUT: uploads the chunk bytes from disk.
     public func uploadChunk(senderKey: AnyPrivateKey, senderId: [UInt8], chunk: XFTPChunkSpec) async throws(XFTPClientError) {
-        try await command(senderKey, entityId: senderId, .fput, chunk: chunk) { r, _ in
+        try await uploadChunk(senderKey: senderKey, senderId: senderId, body: .file(chunk))
+    }
+
+    /// FPUT of a chunk from disk or from memory.
+    public func uploadChunk(senderKey: AnyPrivateKey, senderId: [UInt8], body: XFTPChunkBody) async throws(XFTPClientError) {
+        try await command(senderKey, entityId: senderId, .fput, chunk: body) { r, _ in
             guard case .ok = r else { throw Self.unexpected(r) }
         }
     }

@@ -99,20 +99,9 @@ struct ChatProgressStore: XFTPProgressStore {
 
 /// What a saved progress value says was done: bytes of chunks uploaded or downloaded.
 enum TransferProgress {
-    private struct Upload: Decodable {
-        struct Chunk: Decodable {
-            var size: Int64
-            var uploaded: Bool?
-        }
-        var chunks: [Chunk]
-    }
-
     /// `(sent, total)` from an upload's saved state.
     static func upload(_ value: [UInt8]) -> (Int64, Int64)? {
-        guard let u = try? JSONDecoder().decode(Upload.self, from: Data(value)) else { return nil }
-        let total = u.chunks.reduce(Int64(0)) { $0 + $1.size }
-        let sent = u.chunks.reduce(Int64(0)) { $0 + ($1.uploaded == true ? $1.size : 0) }
-        return (sent, total)
+        XFTPUploadProgress.summary(value).map { ($0.sent, $0.total) }
     }
 
     /// `(received, total)` from a download's saved chunk numbers and its description.
