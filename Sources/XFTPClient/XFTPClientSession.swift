@@ -303,6 +303,42 @@ public final class XFTPClientSession: Sendable {
         }
     }
 
+    /// FGET into memory: the chunk is decrypted from the received frames straight into `buffer`
+    /// (at least `size` bytes), its digest checked; nothing touches the disk.
+    public func downloadChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8], into buffer: ChunkBuffer, size: UInt32,
+                              digest: [UInt8]) async throws(XFTPClientError) {
+        guard buffer.memory.count >= Int(size) else { throw .io("chunk buffer smaller than the chunk") }
+        let dhKey = X25519PrivateKey()
+        try await command(recipientKey, entityId: recipientId, .fget(dhKey.publicKey), timeoutChunk: size) { r, reader in
+            guard case .file(let serverKey, let nonce) = r else { throw Self.unexpected(r) }
+            let secret = try dhKey.sharedSecret(with: serverKey)
+            guard var sb = try? SecretBoxStream(secret: secret, nonce: nonce) else { throw XFTPClientError.responseError(.crypto) }
+            let hash = StreamDigest(.sha256)
+            var off = 0
+            while off < Int(size) {
+                guard let piece = try await reader.nextSlice(max: Int(size) - off) else { throw XFTPClientError.responseError(.size) }
+                let n = piece.readableBytes
+                piece.withUnsafeReadableBytes { src in
+                    let dst = UnsafeMutableRawBufferPointer(rebasing: buffer.memory[off..<(off + n)])
+                    sb.decrypt(from: src, to: dst)
+                    hash.update(UnsafeRawBufferPointer(dst))
+                }
+                off += n
+            }
+            buffer.count = off
+            try await Self.finishChunk(reader, sb: sb, hash: hash, digest: digest)
+        }
+    }
+
+    /// The tag after a chunk, then nothing: a short or long body is SIZE, a bad tag CRYPTO, a bad digest DIGEST.
+    private static func finishChunk(_ reader: HTTP2StreamReader, sb: SecretBoxStream, hash: StreamDigest, digest: [UInt8]) async throws {
+        let tag = try await reader.read(upTo: FileEncryption.authTagSize)
+        guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
+        guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
+        guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
+        guard hash.finalize() == digest else { throw XFTPClientError.responseError(.digest) }
+    }
+
     private static func receive(_ reader: HTTP2StreamReader, sb: SecretBoxStream, _ spec: XFTPReceiveChunkSpec) async throws {
         var sb = sb
         let out = try PosixFile(path: spec.path, mode: .create)
@@ -318,11 +354,7 @@ public final class XFTPClientSession: Sendable {
             }
             try out.write(piece)
         }
-        let tag = try await reader.read(upTo: FileEncryption.authTagSize)
-        guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
-        guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
-        guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
-        guard hash.finalize() == spec.digest else { throw XFTPClientError.responseError(.digest) }
+        try await finishChunk(reader, sb: sb, hash: hash, digest: spec.digest)
     }
 
     /// FDEL: the sender deletes a chunk.

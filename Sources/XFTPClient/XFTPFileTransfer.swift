@@ -305,14 +305,6 @@ public struct XFTPFileTransfer: Sendable {
         }
     }
 
-    private func save(_ done: Set<Int>, _ key: String) throws(XFTPClientError) {
-        do {
-            try progress.save(key, Array(JSONEncoder().encode(done)))
-        } catch {
-            throw .io("cannot save progress: \(error)")
-        }
-    }
-
     static func key(_ raw: [UInt8]) throws(XFTPClientError) -> AnyPrivateKey {
         do {
             return try AnyPrivateKey(algorithm: .ed25519, rawRepresentation: raw)
@@ -325,8 +317,11 @@ public struct XFTPFileTransfer: Sendable {
 
     /// Downloads and decrypts the file of a recipient description into `directory`, under the
     /// (sanitized) name its header carries; returns the path. Each chunk comes from its first
-    /// replica and is acknowledged (FACK) once the file is whole. Chunks already downloaded
-    /// under the same `transferId` are not fetched again.
+    /// replica into memory and is decrypted into a partial output in the work folder as soon as
+    /// the chunks before it are in, so no chunk is written to disk encrypted; the partial output
+    /// moves to `directory` once the whole file's digest and tag verify. Chunks are acknowledged
+    /// (FACK) then. A retry with the same `transferId` continues after the chunks already
+    /// decrypted, rebuilding the stream state from the partial output.
     public func download(_ description: FileDescription, to directory: String, transferId: String,
                          acknowledge: Bool = true) async throws(XFTPClientError) -> String {
         guard description.party == .recipient else { throw .io("not a recipient description") }
@@ -338,106 +333,119 @@ public struct XFTPFileTransfer: Sendable {
         if let redirect = description.redirect {
             return try await downloadRedirect(description, redirect, to: directory, transferId: transferId, acknowledge: acknowledge)
         }
-        var done: Set<Int> = []
-        if let saved = progress.load("down-" + transferId), let s = try? JSONDecoder().decode(Set<Int>.self, from: Data(saved)) {
-            done = s
-        }
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         } catch {
             throw .io("\(error)")
         }
-        let paths = description.chunks.map { (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\($0.chunkNo)") }
-        let pending = zip(description.chunks, paths).filter { chunk, path in
-            !(done.contains(chunk.chunkNo) && PosixFile.size(of: path) == Int64(chunk.chunkSize))
+        for chunk in description.chunks where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
+        let key = "down-" + transferId
+        let partPath = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-part")
+        let chunks = description.chunks
+        var fedChunks = 0
+        var resumed: FileDecryptor?
+        if let saved = progress.load(key), let state = DownloadState.decode(saved), state.fedChunks > 0, state.fedChunks < chunks.count {
+            let fedBytes = chunks.prefix(state.fedChunks).reduce(Int64(0)) { $0 + Int64($1.chunkSize) }
+            resumed = try? FileDecryptor.resuming(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                                  digest: description.digest, outputPath: partPath, prefix: state.prefix, fed: fedBytes)
+            if resumed != nil { fedChunks = state.fedChunks }
         }
-        for (chunk, _) in pending where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
-        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
-        // and nothing is left at the destination unless it matches and the tag verifies. Chunks are
-        // decrypted in order as soon as they are all there up to them, while later ones download.
         let decryptor: FileDecryptor
-        do {
-            decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
-                                          digest: description.digest) { header in Self.freePath(directory, header.safeFileName) }
-        } catch {
-            throw .responseError(.crypto)
-        }
-        var landed = Set(description.chunks.map(\.chunkNo)).subtracting(pending.map { $0.0.chunkNo })
-        var fedCount = 0
-        var decryptError: XFTPFileError?
-        func feedLanded() {
-            while decryptError == nil, fedCount < paths.count, landed.contains(description.chunks[fedCount].chunkNo) {
-                do throws(XFTPFileError) {
-                    try decryptor.feed(chunkPath: paths[fedCount])
-                    fedCount += 1
-                } catch {
-                    decryptError = error
-                }
+        if let resumed {
+            decryptor = resumed
+        } else {
+            PosixFile.remove(partPath)
+            do {
+                decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                              digest: description.digest) { _ in partPath }
+            } catch {
+                throw .responseError(.crypto)
             }
         }
-        // `parallelChunks` downloads at a time; each finished chunk is saved as it lands. A failed
-        // chunk stops new ones from starting, those in flight finish, the first error is thrown.
+        // Chunks in flight each fill a buffer of their own, within a memory budget; one that lands
+        // before the chunks ahead of it waits in its buffer, and no new one starts until a buffer is free.
+        let largest = chunks[fedChunks...].map { Int($0.chunkSize) }.max() ?? 0
+        var free = (0..<max(1, min(parallelChunks, Self.downloadMemory / max(largest, 1)))).map { _ in ChunkBuffer(capacity: largest) }
+        var landed: [Int: ChunkBuffer] = [:]
+        var nextToFeed = fedChunks
         var failure: XFTPClientError?
-        await withTaskGroup(of: Result<Int, XFTPClientError>.self) { group in
-            var next = pending.makeIterator()
-            func start(_ chunk: FileChunk, _ path: String) {
-                let replica = chunk.replicas[0]
-                group.addTask {
-                    do throws(XFTPClientError) {
-                        let session = try await self.pool.session(replica.server)
-                        try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
-                                                        destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
-                        return .success(chunk.chunkNo)
-                    } catch {
-                        return .failure(error)
+        var decryptError: XFTPFileError?
+        await withTaskGroup(of: (Int, ChunkBuffer, XFTPClientError?).self) { group in
+            var next = fedChunks
+            func startMore() {
+                while failure == nil, decryptError == nil, next < chunks.count, let buffer = free.popLast() {
+                    let i = next
+                    next += 1
+                    let chunk = chunks[i], replica = chunks[i].replicas[0]
+                    group.addTask {
+                        do throws(XFTPClientError) {
+                            let session = try await self.pool.session(replica.server)
+                            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId, into: buffer,
+                                                            size: chunk.chunkSize, digest: chunk.digest)
+                            return (i, buffer, nil)
+                        } catch {
+                            return (i, buffer, error)
+                        }
                     }
                 }
             }
-            for _ in 0..<parallelChunks {
-                guard let (c, p) = next.next() else { break }
-                start(c, p)
-            }
-            while let result = await group.next() {
-                do throws(XFTPClientError) {
-                    let chunkNo = try result.get()
-                    done.insert(chunkNo)
-                    landed.insert(chunkNo)
-                    try save(done, "down-" + transferId)
-                    if failure == nil, let (c, p) = next.next() { start(c, p) }
-                    feedLanded()
-                } catch {
+            startMore()
+            while let (i, buffer, error) = await group.next() {
+                if let error {
                     failure = failure ?? error
+                    free.append(buffer)
+                    continue
                 }
+                landed[i] = buffer
+                // Chunks that landed are decrypted even after another failed: a retry skips them.
+                while decryptError == nil, let ready = landed.removeValue(forKey: nextToFeed) {
+                    do throws(XFTPFileError) {
+                        try decryptor.feed(inPlace: UnsafeMutableRawBufferPointer(rebasing: ready.memory[0..<ready.count]))
+                        nextToFeed += 1
+                    } catch {
+                        decryptError = error
+                    }
+                    free.append(ready)
+                    guard decryptError == nil, nextToFeed < chunks.count else { continue }
+                    do {
+                        try progress.save(key, try DownloadState(fedChunks: nextToFeed, prefix: decryptor.prefix).encoded())
+                    } catch {
+                        failure = failure ?? .io("cannot save progress: \(error)")
+                    }
+                }
+                startMore()
             }
         }
-        if let failure {
-            decryptor.abort()
-            throw failure
-        }
-        feedLanded()
+        // A network failure keeps the partial output and the saved state for a retry; a file that
+        // does not decrypt, or whose digest or tag is wrong, is dropped with them.
+        if decryptError == nil, let failure { throw failure }
         let result: String
         do throws(XFTPFileError) {
             if let decryptError { throw decryptError }
-            result = try decryptor.finish().path
-        } catch .digest {
-            paths.forEach { PosixFile.remove($0) }
-            progress.remove("down-" + transferId)
-            throw .responseError(.digest)
+            let (header, _) = try decryptor.finish()
+            result = try Self.moveIntoPlace(partPath, directory: directory, name: header.safeFileName)
         } catch {
             decryptor.abort()
+            progress.remove(key)
+            if case .digest = error { throw .responseError(.digest) }
+            if case .io(let why) = error { throw .io(why) }
             throw .responseError(.crypto)
         }
         if acknowledge {
-            for chunk in description.chunks {
+            for chunk in chunks {
                 guard let replica = chunk.replicas.first else { continue }
                 let session = try await pool.session(replica.server)
                 try await session.ackChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId)
             }
         }
-        paths.forEach { PosixFile.remove($0) }
-        progress.remove("down-" + transferId)
+        // Chunk files of downloads begun by versions that kept them.
+        for chunk in chunks { PosixFile.remove((workDirectory as NSString).appendingPathComponent("down-\(transferId)-\(chunk.chunkNo)")) }
+        progress.remove(key)
         return result
     }
+
+    /// Bytes of downloaded chunks held at once (3 of 4 MB), for the client's 64 MB peak RSS.
+    static let downloadMemory = 12 << 20
 
     /// The redirect's file is the real description: it must parse as a recipient description of
     /// exactly the size and digest the redirect named (`REDIRECT "size mismatch"`...), then that file
@@ -461,18 +469,6 @@ public struct XFTPFileTransfer: Sendable {
         guard next.digest == redirect.digest else { throw .redirect("digest mismatch") }
         guard next.redirect == nil else { throw .redirect("redirect to a redirect") }
         return try await download(next, to: directory, transferId: transferId, acknowledge: acknowledge)
-    }
-
-    /// `name` in `directory`, with `_1`, `_2`... before the extension when it is taken.
-    static func freePath(_ directory: String, _ name: String) -> String {
-        let base = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-        var candidate = (directory as NSString).appendingPathComponent(name)
-        var n = 1
-        while PosixFile.exists(candidate) {
-            candidate = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(base)_\(n)" : "\(base)_\(n).\(ext)")
-            n += 1
-        }
-        return candidate
     }
 
     // MARK: deletion

@@ -156,6 +156,8 @@ final class XFTPFileTransferTests: XCTestCase {
             _ = try await down.download(result.recipients[0], to: out, transferId: "d", acknowledge: false)
             XCTFail("downloaded from a server that is down")
         } catch {}
+        // What landed is decrypted into the partial output at once: no chunk waits on disk encrypted.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/work-down"), ["down-d-part"])
         await a.pause()
         try await b.resume()
         let path = try await down.download(result.recipients[0], to: out, transferId: "d", acknowledge: false)

@@ -105,6 +105,9 @@ public final class PosixFile {
         return Int64(st.st_size)
     }
 
+    /// Cuts a file to `size` bytes (a partial download continues from there).
+    public static func truncate(_ path: String, to size: Int64) -> Bool { Glibc_truncate(path, off_t(size)) == 0 }
+
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     @discardableResult
@@ -114,9 +117,11 @@ public final class PosixFile {
 #if canImport(Glibc)
 private let Glibc_read = Glibc.read
 private let Glibc_write = Glibc.write
+private let Glibc_truncate = Glibc.truncate
 #elseif canImport(Darwin)
 private let Glibc_read = Darwin.read
 private let Glibc_write = Darwin.write
+private let Glibc_truncate = Darwin.truncate
 #endif
 
 public enum XFTPFileError: Error, Equatable, Sendable, CustomStringConvertible {
