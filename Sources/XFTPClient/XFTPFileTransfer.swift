@@ -98,7 +98,7 @@ public struct XFTPFileTransfer: Sendable {
             c.senderId == nil ? nil : (i, c.digest)
         })
         let largest = pending.map { sizes[$0] }.max() ?? 0
-        // One chunk ahead of the uploads, within a memory budget (3 of the largest, 4 MB, chunks).
+        // One chunk ahead of the uploads, within the memory budget.
         let count = pending.isEmpty ? 0 : max(1, min(parallelChunks + 1, Self.uploadMemory / max(largest, 1)))
         let pool = ChunkBufferPool(count: count, capacity: largest)
         let encryption = EncryptionRun()
@@ -156,9 +156,9 @@ public struct XFTPFileTransfer: Sendable {
         if let failure { throw failure }
     }
 
-    /// Bytes of encrypted chunks an upload may hold at once: the client's peak RSS stays within
+    /// Bytes of encrypted chunks an upload may hold at once (2 of 4 MB): the client's peak RSS stays within
     /// the 64 MB target (with about 32 MB of shared code mapped) whatever the file size.
-    static let uploadMemory = 12 << 20
+    static let uploadMemory = 8 << 20
 
     /// Where the bytes of the chunks to upload come from.
     private enum ChunkSource: Sendable {
@@ -444,8 +444,8 @@ public struct XFTPFileTransfer: Sendable {
         return result
     }
 
-    /// Bytes of downloaded chunks held at once (3 of 4 MB), for the client's 64 MB peak RSS.
-    static let downloadMemory = 12 << 20
+    /// Bytes of downloaded chunks held at once (2 of 4 MB), for the client's 64 MB peak RSS.
+    static let downloadMemory = 8 << 20
 
     /// The redirect's file is the real description: it must parse as a recipient description of
     /// exactly the size and digest the redirect named (`REDIRECT "size mismatch"`...), then that file
