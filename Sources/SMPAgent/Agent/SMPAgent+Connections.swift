@@ -145,7 +145,7 @@ extension SMPAgent {
         // A queue found via its short link was already secured with LKEY: use that key (SKEY
         // with the same key again is accepted by the relay).
         let linkSndKey = try invShortLinkSenderKey(senderId: q.senderId)
-        let newSndKey = linkSndKey == nil ? try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm) : nil
+        let newSndKey = linkSndKey == nil ? try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm, sender: true) : nil
         do {
             sndKey = try linkSndKey ?? newSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -156,7 +156,7 @@ extension SMPAgent {
         let senderSecures = q.senderCanSecure && clientRange.max >= SMPClientVersion.senderAuthKey
         if senderSecures {
             do {
-                try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+                try await secureSndQueue(server: server, senderId: q.senderId, key: sndKey)
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notAvailable, "the invitation was already used") }
                 throw error
@@ -216,9 +216,7 @@ extension SMPAgent {
         do {
             let body = try AgentMsgEnvelope.invitation(agentVersion: agentVersion, connReq: invitation, connInfo: connInfo).smpEncoded()
             let bytes = try QueueCrypto.sealOnce(ClientMessage(privHeader: .empty, body: body), recipientDhKey: q.dhPublicKey, version: clientRange.max)
-            try await smp(q.server.description) { c throws(SMPClientError) in
-                try await c.send(senderId: q.senderId, key: nil, notification: true, body: bytes)
-            }
+            try await sendOrProxySMPMessage(server: q.server.description, senderId: q.senderId, key: nil, notification: true, body: bytes)
         } catch {
             try? write { db in _ = try ConnectionRecord.deleteOne(db, key: connId) }
             if let e = error as? AgentError { throw e }
@@ -255,7 +253,7 @@ extension SMPAgent {
         let sndKey: PrivateAuthKey
         let sndE2E = X25519PrivateKey()
         let secret: [UInt8]
-        let newSndKey = try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm)
+        let newSndKey = try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm, sender: true)
         do {
             sndKey = newSndKey
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -265,7 +263,7 @@ extension SMPAgent {
         let server = q.server.description
         let senderSecures = q.senderCanSecure && q.clientVersion >= SMPClientVersion.senderAuthKey
         if senderSecures {
-            try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+            try await secureSndQueue(server: server, senderId: q.senderId, key: sndKey)
         }
         var ratchet = try loadRatchet(connId)
         let plain: [UInt8]
@@ -397,11 +395,13 @@ extension SMPAgent {
     /// A new queue key for `server`: X25519 when `wanted` is and the relay's session is at SMP
     /// v7+ (it can verify X25519 authenticators), else Ed25519, which every version verifies.
     /// An unreachable relay gets Ed25519, so a queued confirmation still works.
-    func newAuthKey(for server: String, _ wanted: KeyAlgorithm) async throws(AgentError) -> PrivateAuthKey {
+    func newAuthKey(for server: String, _ wanted: KeyAlgorithm, sender: Bool = false) async throws(AgentError) -> PrivateAuthKey {
         var algorithm = KeyAlgorithm.ed25519
-        if wanted == .x25519,
-           let version = try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() }),
-           version >= SMPVersion.authCommands {
+        // A sender's version comes through the proxy when its commands will (private routing).
+        let version: UInt16? = if wanted != .x25519 { nil } else if sender { await senderVersion(server) } else {
+            try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() })
+        }
+        if let version, version >= SMPVersion.authCommands {
             algorithm = .x25519
         }
         do { return try PrivateAuthKey.generate(algorithm) } catch { throw .internalError("keys: \(error)") }

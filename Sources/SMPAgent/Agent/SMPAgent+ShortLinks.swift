@@ -80,7 +80,9 @@ extension SMPAgent {
             key = ShortLinkCrypto.invitationKey(linkKey: link.linkKey)
             let sndKey = try invShortLinkKey(server: srv, linkId: linkId, linkKey: link.linkKey)
             do {
-                (senderId, data) = try await smp(srv) { c throws(SMPClientError) in try await c.secureGetLink(linkId: linkId, key: sndKey) }
+                (senderId, data) = try await sendOrProxy(srv, viaProxy: { c, relay throws(SMPClientError) in
+                    try await c.proxySecureGetLink(relay, linkId: linkId, key: sndKey)
+                }, direct: { c throws(SMPClientError) in try await c.secureGetLink(linkId: linkId, key: sndKey) }).value
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notAvailable, "the invitation short link is unknown or was already used") }
                 throw error
@@ -92,7 +94,9 @@ extension SMPAgent {
             let (linkId, k) = ShortLinkCrypto.contactKeys(linkKey: link.linkKey)
             key = k
             do {
-                (senderId, data) = try await smp(srv) { c throws(SMPClientError) in try await c.getLink(linkId: linkId) }
+                (senderId, data) = try await sendOrProxy(srv, viaProxy: { c, relay throws(SMPClientError) in
+                    try await c.proxyGetLink(relay, linkId: linkId)
+                }, direct: { c throws(SMPClientError) in try await c.getLink(linkId: linkId) }).value
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notFound, "no such contact address short link (deleted or never existed)") }
                 throw error
