@@ -194,3 +194,12 @@ func receive(_ agent: TestAgent, _ connId: String, _ text: String, receipt: [UIn
     try await agent.agent.ackMessage(connId: connId, msgId: meta.agentMsgId, receipt: receipt)
     return meta
 }
+
+/// The link without the KEM key of its e2e params (what simplexmq returns beside a PQ
+/// invitation's short link).
+func withoutKEM(_ link: ConnectionRequestURI) -> ConnectionRequestURI {
+    guard let p = link.e2eParams else { return link }
+    return try! ConnectionRequestURI(mode: link.mode, scheme: link.scheme, agentVersions: link.agentVersions, queues: link.queues,
+                                e2eParams: E2ERatchetParamsURI(versions: p.versions, key1: p.key1, key2: p.key2, kem: nil),
+                                clientData: link.clientData)
+}

@@ -98,7 +98,10 @@ final class ShortLinkTests: XCTestCase {
         let parsed = try ShortLink(parsing: shortLink.uriString)
 
         let (full, data) = try await bob.agent.getConnShortLink(parsed)
-        XCTAssertEqual(full, created.link)
+        // PQ is on: the link data has the KEM key, the full link returned to Alice does not.
+        XCTAssertNotNil(full.e2eParams?.kem)
+        XCTAssertNil(created.link.e2eParams?.kem)
+        XCTAssertEqual(withoutKEM(full), created.link)
         XCTAssertEqual(data, Array("inv data".utf8))
         let (fullAgain, _) = try await bob.agent.getConnShortLink(parsed)
         XCTAssertEqual(fullAgain, full)
@@ -128,6 +131,69 @@ final class ShortLinkTests: XCTestCase {
             XCTAssertEqual(e, .connection(.notAvailable, "the invitation was already used"))
         }
         for x in [alice, bob, eve] { await x.stop() }
+        await relay.stop()
+    }
+
+    /// simplexmq `newRcvConnSrv`/`connReqWithShortLink`: a PQ invitation with a short link puts
+    /// the KEM key in the link data and leaves it out of the full link it returns (IKPQOn); with
+    /// PQ off neither has it; with the key asked for in links (IKUsePQ) both have it. Joining by
+    /// the short link (KEM accepted in the confirmation) and by the full link (KEM proposed in
+    /// the confirmation) both end with PQ encryption.
+    func testPQInvitationShortLinkLeavesKEMOutOfTheFullLink() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        var kemConfig = config
+        kemConfig.pqInInvitation = true
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let carol = try await TestAgent("carol", dir: dir, config: kemConfig)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+
+        func joinAndConnect(_ owner: TestAgent, _ connId: String, _ link: ConnectionRequestURI) async throws -> (Bool, Bool) {
+            let bobConn = try await bob.agent.joinConnection(link: link, connInfo: Array("bob".utf8))
+            let confId = try await owner.waitFor("CONF") { e -> String? in
+                if e.connId == connId, case .conf(let id, _) = e.kind { return id }
+                return nil
+            }
+            try await owner.agent.allowConnection(connId: connId, confirmationId: confId, connInfo: Array("owner".utf8))
+            try await owner.waitCON(connId)
+            try await bob.waitCON(bobConn)
+            _ = try await owner.agent.sendMessage(connId: connId, body: Array("pq?".utf8))
+            try await receive(bob, bobConn, "pq?")
+            return (try await owner.agent.connection(connId).pqEncryption, try await bob.agent.connection(bobConn).pqEncryption)
+        }
+
+        // PQ on (the default): KEM only in the link data.
+        let pqInv = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("a".utf8))
+        XCTAssertNil(pqInv.link.e2eParams?.kem, "the returned full link leaves the KEM key out")
+        let (resolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(pqInv.shortLink))
+        XCTAssertNotNil(resolved.e2eParams?.kem, "the link data carries it")
+        XCTAssertEqual(withoutKEM(resolved), pqInv.link)
+        let storedLink = try await alice.agent.connection(pqInv.connId)
+        XCTAssertEqual(storedLink.mode, .invitation)
+        var (ownerPQ, bobPQ) = try await joinAndConnect(alice, pqInv.connId, resolved)
+        XCTAssertTrue(ownerPQ && bobPQ, "joined by the short link with the KEM accepted")
+
+        // The full link without the KEM key also connects with PQ (proposed by the joiner).
+        let pqInv2 = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("a2".utf8))
+        (ownerPQ, bobPQ) = try await joinAndConnect(alice, pqInv2.connId, pqInv2.link)
+        XCTAssertTrue(ownerPQ && bobPQ, "joined by the full link, PQ proposed in the confirmation")
+
+        // PQ off: no KEM key anywhere.
+        let classic = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("c".utf8), pqSupport: false)
+        XCTAssertNil(classic.link.e2eParams?.kem)
+        let (classicResolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(classic.shortLink))
+        XCTAssertNil(classicResolved.e2eParams?.kem)
+        XCTAssertEqual(classicResolved, classic.link)
+
+        // KEM asked for in links (IKUsePQ): in both.
+        let kemInv = try await carol.agent.createConnection(mode: .invitation, userLinkData: Array("k".utf8))
+        XCTAssertNotNil(kemInv.link.e2eParams?.kem)
+        let (kemResolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(kemInv.shortLink))
+        XCTAssertEqual(kemResolved, kemInv.link)
+        for x in [alice, carol, bob] { await x.stop() }
         await relay.stop()
     }
 

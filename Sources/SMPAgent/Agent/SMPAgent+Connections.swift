@@ -29,27 +29,32 @@ extension SMPAgent {
         let server = try pickServer()
         var x3dh: E2EPrivateParams?
         var e2eURI: E2ERatchetParamsURI?
+        // simplexmq `initialPQEncryption`: with PQ on, an invitation with a short link carries the
+        // KEM key in its link data (the data is not limited by a QR code's size); without a short
+        // link only when asked for (`pqInInvitation`, the reference's IKUsePQ).
+        let kemInFullLink = kemInLink ?? config.pqInInvitation
         if mode == .invitation {
             do {
-                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && (kemInLink ?? config.pqInInvitation))
+                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && (kemInFullLink || shortLinkUserData != nil))
                 x3dh = p
                 e2eURI = E2ERatchetParamsURI(p.publicParams)
             } catch {
                 throw .internalError("ratchet keys: \(error)")
             }
         }
-        func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool) throws(AgentError) -> ConnectionRequestURI {
+        func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool,
+                      e2eParams: E2ERatchetParamsURI? = nil) throws(AgentError) -> ConnectionRequestURI {
             let queueURI = SMPQueueURI(server: server, senderId: senderId, clientVersions: config.smpClientVersions,
                                        dhPublicKey: e2eKey, senderCanSecure: senderCanSecure)
             do {
                 return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: config.agentVersions,
-                                                queues: [queueURI], e2eParams: e2eURI, clientData: clientData)
+                                                queues: [queueURI], e2eParams: e2eParams ?? e2eURI, clientData: clientData)
             } catch {
                 throw .link(error)
             }
         }
         let new: NewRcvQueue
-        let link: ConnectionRequestURI
+        var link: ConnectionRequestURI
         var prepared: PreparedShortLink?
         if let shortLinkUserData {
             // The link data names the queue before it exists: the sender ID is derived from the
@@ -62,6 +67,13 @@ extension SMPAgent {
             let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData)
             prepared = p
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation, e2e: e2e, queueData: p.request, corrId: corrId)
+            // simplexmq `connReqWithShortLink` (IKPQOn): the full link returned beside the short
+            // link leaves the KEM key out, to keep its QR code small; a joiner by the full link
+            // then proposes PQ in its confirmation.
+            if let params = link.e2eParams, params.kem != nil, !kemInFullLink {
+                link = try fullLink(senderId: senderId, e2eKey: e2e.publicKey, senderCanSecure: true,
+                                    e2eParams: E2ERatchetParamsURI(versions: params.versions, key1: params.key1, key2: params.key2, kem: nil))
+            }
         } else {
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure && canSenderSecure)
             link = try fullLink(senderId: new.created.senderId, e2eKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
