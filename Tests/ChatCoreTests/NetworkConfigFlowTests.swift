@@ -1,0 +1,83 @@
+import Foundation
+import SMPClient
+import SMPServer
+import SMPTransport
+import Testing
+
+@testable import ChatCore
+
+/// `/_network` and `/network` (simplex-chat APISetNetworkConfig / APIGetNetworkConfig): the
+/// NetworkConfig JSON is kept and given back, and its private routing fields drive the agent.
+/// Alice and Bob use different relays (different hosts on loopback); with `smpProxyMode`
+/// "always", Bob's messages to Alice's relay go through his own relay, which Alice's relay
+/// counts as forwarded commands.
+@Suite struct NetworkConfigFlowTests {
+    private func relay(_ dir: String, host: String) async throws -> (SMPRelayServer, String) {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var rc = SMPServerConfig()
+        rc.port = 0
+        rc.host = host
+        rc.bindAddress = host
+        let creds = try ServerCredentials.generate(commonName: host)
+        let r = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir, group: flowGroup)
+        return (r, try SMPServerAddress(keyHash: creds.keyHash, hosts: [host], port: r.port).description)
+    }
+
+    @Test func networkConfigSetsPrivateRouting() async throws {
+        let dir = NSTemporaryDirectory() + "netcfg-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (relayA, a) = try await relay(dir + "/relayA", host: "127.0.0.1")
+        let (relayB, b) = try await relay(dir + "/relayB", host: "127.0.0.2")
+        let alice = try await Client("alice", dir: dir, server: a)
+        let bob = try await Client("bob", dir: dir, server: b)
+
+        // The defaults: simplexmq's defaultNetworkConfig.
+        let initial = try await bob.cmd("/network")
+        #expect(initial["type"] as? String == "networkConfig")
+        var cfg = try #require(initial["networkConfig"] as? [String: Any])
+        #expect(cfg["smpProxyMode"] as? String == "never")
+        #expect(cfg["smpProxyFallback"] as? String == "allow")
+        #expect((cfg["tcpTimeout"] as? [String: Any])?["interactiveTimeout"] as? Int == 10_000_000)
+
+        // A value that is not the reference's is refused; nothing changes.
+        cfg["smpProxyMode"] = "sometimes"
+        let bad = String(decoding: try JSONSerialization.data(withJSONObject: cfg), as: UTF8.self)
+        try await bob.cmdError("/_network \(bad)")
+        #expect((try await bob.cmd("/network")["networkConfig"] as? [String: Any])?["smpProxyMode"] as? String == "never")
+
+        cfg["smpProxyMode"] = "always"
+        cfg["smpProxyFallback"] = "prohibit"
+        let good = String(decoding: try JSONSerialization.data(withJSONObject: cfg), as: UTF8.self)
+        #expect(try await bob.cmd("/_network \(good)")["type"] as? String == "cmdOk")
+        let after = try #require(try await bob.cmd("/network")["networkConfig"] as? [String: Any])
+        #expect(after["smpProxyMode"] as? String == "always")
+        #expect(after["smpProxyFallback"] as? String == "prohibit")
+        #expect(after["rcvConcurrency"] as? Int == 8, "other fields are kept")
+        let routing = try #require(await bob.c.agent?.proxyRoutingConfig)
+        #expect(routing.mode == .always && routing.fallback == .prohibit)
+
+        // Connect and message both ways: Bob's commands to A went through B.
+        let inv = try await alice.cmd("/_connect 1")
+        let link = try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String)
+        try await bob.cmd("/connect \(link)")
+        let aliceSide = try await alice.event("contactConnected"), bobSide = try await bob.event("contactConnected")
+        let bobId = try #require(contactId(aliceSide)), aliceId = try #require(contactId(bobSide))
+        try await bob.cmd(#"/_send @\#(aliceId) json [{"msgContent":{"type":"text","text":"routed privately"}}]"#)
+        try await alice.event("newChatItems") { itemText($0) == "routed privately" }
+        try await alice.cmd(#"/_send @\#(bobId) json [{"msgContent":{"type":"text","text":"direct"}}]"#)
+        try await bob.event("newChatItems") { itemText($0) == "direct" }
+        #expect(relayA.proxyStatistics.forwardedIn >= 3, "SKEY, confirmation and message from Bob arrived as RFWD")
+        #expect(relayB.proxyStatistics.forwardedIn == 0, "Alice sends directly")
+
+        // The setting outlives a stop and start of the chat.
+        try await bob.cmd("/_stop")
+        try await bob.cmd("/_start")
+        let restarted = try #require(await bob.c.agent?.proxyRoutingConfig)
+        #expect(restarted.mode == .always)
+
+        await alice.c.close()
+        await bob.c.close()
+        await relayA.shutdown()
+        await relayB.shutdown()
+    }
+}
