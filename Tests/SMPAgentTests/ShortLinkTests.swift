@@ -197,6 +197,69 @@ final class ShortLinkTests: XCTestCase {
         await relay.stop()
     }
 
+    /// simplexmq `prepareConnectionLink`/`createConnectionForLink` and `setConnShortLink` with
+    /// `UserContactData`: the caller's root key and `linkEntityId` go into the signed fixed data,
+    /// owners (authorized by the root key, then by an owner) and relays into the user data; a
+    /// resolver verifies the chain and sees them. An owner chain that does not verify makes the
+    /// link unusable (`LINK linkData`), as the reference's `validateLinkOwners`.
+    func testContactLinkWithEntityIdOwnersAndRelays() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+
+        let root = Ed25519PrivateKey()
+        let entityId = CryptoHash.sha256(root.publicKey.x509Encoded)
+        let owner1 = Ed25519PrivateKey(), owner2 = Ed25519PrivateKey()
+        let o1 = try LinkOwnerAuth(ownerId: Array("owner-1".utf8), ownerKey: owner1.publicKey, signedBy: root)
+        let o2 = try LinkOwnerAuth(ownerId: Array("owner-2".utf8), ownerKey: owner2.publicKey, signedBy: owner1)
+        let relayLink = ShortLink(contact: try relay.address, type: .relay, linkKey: [UInt8](repeating: 7, count: 32))
+        let data = UserContactData(direct: false, owners: [o1, o2], relays: [relayLink], userData: Array("channel".utf8))
+        let created = try await alice.agent.createContactLink(contactData: data, rootKey: root, linkEntityId: entityId)
+        let sl = try XCTUnwrap(created.shortLink)
+
+        let contents = try await bob.agent.getConnShortLinkContents(sl)
+        XCTAssertEqual(contents.fixedData.rootKey, root.publicKey)
+        XCTAssertEqual(contents.fixedData.linkEntityId, entityId)
+        XCTAssertEqual(contents.fixedData.connReq, created.link)
+        guard case .contact(_, let ucd) = contents.linkData else { return XCTFail("contact data expected") }
+        XCTAssertEqual(ucd, data)
+
+        // Updated with one owner less and the relay gone; the link and its fixed data stay.
+        let data2 = UserContactData(direct: true, owners: [o1], relays: [], userData: Array("channel v2".utf8))
+        let same = try await alice.agent.setConnShortLink(connId: created.connId, contactData: data2)
+        XCTAssertEqual(same, sl)
+        let contents2 = try await bob.agent.getConnShortLinkContents(sl)
+        XCTAssertEqual(contents2.fixedData.linkEntityId, entityId)
+        guard case .contact(_, let ucd2) = contents2.linkData else { return XCTFail("contact data expected") }
+        XCTAssertEqual(ucd2, data2)
+
+        // An owner not authorized by the root key or an earlier owner: the link does not verify.
+        let stranger = Ed25519PrivateKey()
+        let forged = try LinkOwnerAuth(ownerId: Array("forged".utf8), ownerKey: Ed25519PrivateKey().publicKey, signedBy: stranger)
+        _ = try await alice.agent.setConnShortLink(connId: created.connId, contactData: UserContactData(owners: [forged], userData: []))
+        do {
+            _ = try await bob.agent.getConnShortLinkContents(sl)
+            XCTFail("a forged owner must not verify")
+        } catch let e {
+            guard case .link(.linkData(let why)) = e else { return XCTFail("\(e)") }
+            XCTAssertTrue(why.contains("invalid authorization"), why)
+        }
+        // Contact data cannot be given to an invitation.
+        let inv = try await alice.agent.createConnection(mode: .invitation, userLinkData: [])
+        do {
+            _ = try await alice.agent.setConnShortLink(connId: inv.connId, contactData: data)
+            XCTFail("contact data for an invitation must be refused")
+        } catch let e {
+            guard case .command(.prohibited, _) = e else { return XCTFail("\(e)") }
+        }
+        for x in [alice, bob] { await x.stop() }
+        await relay.stop()
+    }
+
     /// Unknown or tampered links fail with a clear error, not a crash or a hang.
     func testUnknownAndWrongShortLinks() async throws {
         let dir = agentTempDir()

@@ -22,7 +22,7 @@ extension SMPAgent {
     /// short link data (see SMPAgent+ShortLinks).
     /// `kemInLink` overrides `config.pqInInvitation` (the invitation a contact request carries).
     func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?, clientData: String? = nil,
-                          kemInLink: Bool? = nil)
+                          kemInLink: Bool? = nil, linkContent: LinkContent = LinkContent())
         async throws(AgentError) -> CreatedConnectionLink
     {
         let pq = pqSupport ?? config.pqSupport
@@ -64,7 +64,7 @@ extension SMPAgent {
             let e2e = X25519PrivateKey()
             // Invitation short links need a messaging queue (LKEY secures it), whatever the config.
             link = try fullLink(senderId: senderId, e2eKey: e2e.publicKey, senderCanSecure: mode == .invitation)
-            let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData)
+            let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData, content: linkContent)
             prepared = p
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation, e2e: e2e, queueData: p.request, corrId: corrId)
             // simplexmq `connReqWithShortLink` (IKPQOn): the full link returned beside the short
