@@ -129,12 +129,20 @@ final class PrivateRoutingTests: XCTestCase {
         XCTAssertEqual(full, address.link)
         XCTAssertEqual(data, profile)
         XCTAssertEqual(relayA.proxyStatistics.forwardedIn, before + 1, "LGET ran as RFWD")
+        // The contact request (SEND without a key to the address queue) goes through the proxy too.
+        let requester = try await bob.agent.joinConnection(link: full, connInfo: Array("bob".utf8))
+        try await alice.waitFor("REQ") { e -> Bool? in
+            if e.connId == address.connId, case .req(_, let info) = e.kind, info == Array("bob".utf8) { return true }
+            return nil
+        }
+        XCTAssertFalse(requester.isEmpty)
+        XCTAssertEqual(relayA.proxyStatistics.forwardedIn, before + 2, "the contact request ran as RFWD")
 
         let invitation = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("inv".utf8))
         let (invFull, invData) = try await bob.agent.getConnShortLink(try ShortLink(parsing: try XCTUnwrap(invitation.shortLink).uriString))
         XCTAssertEqual(withoutKEM(invFull), invitation.link)
         XCTAssertEqual(invData, Array("inv".utf8))
-        XCTAssertEqual(relayA.proxyStatistics.forwardedIn, before + 2, "LKEY ran as RFWD")
+        XCTAssertEqual(relayA.proxyStatistics.forwardedIn, before + 3, "LKEY ran as RFWD")
         // Resolving again repeats LKEY with the same key: the relay answers with the data again.
         let (again, _) = try await bob.agent.getConnShortLink(try ShortLink(parsing: try XCTUnwrap(invitation.shortLink).uriString))
         XCTAssertEqual(again, invFull)
