@@ -5,6 +5,8 @@ import SMPTransport
 import Testing
 
 @testable import ChatCore
+import SMPAgent
+import SMPProtocol
 
 /// `/_network` and `/network` (simplex-chat APISetNetworkConfig / APIGetNetworkConfig): the
 /// NetworkConfig JSON is kept and given back, and its private routing fields drive the agent.
@@ -79,5 +81,37 @@ import Testing
         await bob.c.close()
         await relayA.shutdown()
         await relayB.shutdown()
+    }
+
+    /// Private routing errors as the chat API writes them (simplexmq `AgentErrorType` PROXY with
+    /// `ProxyClientError`, and SMP errors carrying the proxy's `ProxyError`).
+    @Test func proxyErrorsAsTheAPIWritesThem() throws {
+        func json(_ e: AgentError) throws -> [String: Any] {
+            let data = try JSONEncoder().encode(ChatController.apiAgentError(e))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        let p = try json(.proxy(proxyServer: "smp://p@proxy", relayServer: "smp://d@dest", .protocolError(.proxy(.basicAuth))))
+        #expect(p["type"] as? String == "PROXY")
+        #expect(p["proxyServer"] as? String == "smp://p@proxy")
+        #expect(p["relayServer"] as? String == "smp://d@dest")
+        let pe = try #require(p["proxyErr"] as? [String: Any])
+        #expect(pe["type"] as? String == "protocolError")
+        let inner = try #require(pe["protocolErr"] as? [String: Any])
+        #expect(inner["type"] as? String == "PROXY")
+        #expect((inner["proxyErr"] as? [String: Any])?["type"] as? String == "BASIC_AUTH")
+
+        let u = try json(.proxy(proxyServer: "smp://p@proxy", relayServer: "smp://d@dest", .unexpectedResponse("OK")))
+        #expect((u["proxyErr"] as? [String: Any])?["responseStr"] as? String == "OK")
+
+        // The proxy's report that the destination has no proxied versions (a fallback case).
+        let v = try json(.smp(server: "smp://p@proxy", .proxy(.broker(.transport(.version)))))
+        #expect(v["type"] as? String == "SMP")
+        let smpErr = try #require(v["smpErr"] as? [String: Any])
+        #expect(smpErr["type"] as? String == "PROXY")
+        let broker = try #require((smpErr["proxyErr"] as? [String: Any]))
+        #expect(broker["type"] as? String == "BROKER")
+        let b = try #require(broker["brokerErr"] as? [String: Any])
+        #expect(b["type"] as? String == "TRANSPORT")
+        #expect((b["transportErr"] as? [String: Any])?["type"] as? String == "version")
     }
 }
