@@ -71,6 +71,21 @@ import SMPProtocol
         #expect(relayA.proxyStatistics.forwardedIn >= 3, "SKEY, confirmation and message from Bob arrived as RFWD")
         #expect(relayB.proxyStatistics.forwardedIn == 0, "Alice sends directly")
 
+        // The terminal's short form (SetNetworkConfig): routing and timeout over the settings
+        // in force, the answer is the result. A SOCKS proxy is refused.
+        let simple = try await bob.cmd("/network socks=off smp-proxy=unknown smp-proxy-fallback=no timeout=20")
+        let sc = try #require(simple["networkConfig"] as? [String: Any])
+        #expect(sc["smpProxyMode"] as? String == "unknown")
+        #expect(sc["smpProxyFallback"] as? String == "prohibit")
+        #expect(sc["hostMode"] as? String == "public")
+        #expect((sc["tcpTimeout"] as? [String: Any])?["interactiveTimeout"] as? Int == 20_000_000)
+        #expect((sc["tcpConnectTimeout"] as? [String: Any])?["backgroundTimeout"] as? Int == 90_000_000)
+        let simpleRouting = try #require(await bob.c.agent?.proxyRoutingConfig)
+        #expect(simpleRouting.mode == .unknown && simpleRouting.fallback == .prohibit)
+        try await bob.cmdError("/network socks=on")
+        try await bob.cmdError("/network smp-proxy=always")
+        #expect(try await bob.cmd("/_network {\"smpProxyMode\":\"always\"}")["type"] as? String == "cmdOk")
+
         // The setting outlives a stop and start of the chat.
         try await bob.cmd("/_stop")
         try await bob.cmd("/_start")

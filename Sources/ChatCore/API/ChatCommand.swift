@@ -206,6 +206,8 @@ public enum ChatCommand: Sendable, Hashable {
     case apiSetNetworkConfig(config: JSONValue)
     /// `/network` (APIGetNetworkConfig).
     case apiGetNetworkConfig
+    /// `/network socks=off ...` (SetNetworkConfig).
+    case setNetworkConfig(SimpleNetCfg)
 }
 
 /// Which page of a chat's items to load (simplex-chat `ChatPagination`).
@@ -436,6 +438,7 @@ extension ChatCommand {
         case .apiSetUserServers(let id, let s): return "/_servers \(id) " + json(s)
         case .apiSetNetworkConfig(let c): return "/_network " + json(c)
         case .apiGetNetworkConfig: return "/network"
+        case .setNetworkConfig(let c): return "/network " + c.commandString
         }
     }
 }

@@ -704,8 +704,9 @@ enum CommandSyntax {
             .apiSetNetworkConfig(config: try s.json(JSONValue.self, "network config"))
         },
         Entry(name: "/network", prefixes: ["/network"]) { s throws(CommandSyntaxError) in
-            guard s.atEnd else { throw CommandSyntaxError("/network with settings (SimpleNetCfg) is not supported yet: use /_network <json>") }
-            return .apiGetNetworkConfig
+            if s.atEnd { return .apiGetNetworkConfig }
+            try s.expect(" ")
+            return .setNetworkConfig(try SimpleNetCfg.parse(&s))
         },
         Entry(name: "/_servers", prefixes: ["/_servers "]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("user ID")

@@ -61,4 +61,17 @@ extension ChatController {
         _ = try activeUser()
         return .networkConfig(networkConfig: .object(currentNetworkConfig))
     }
+
+    /// `/network socks=off ...` (SetNetworkConfig): the short form applied over the settings in
+    /// force (`updateNetworkConfig`), answered with the result. A SOCKS proxy is refused: this
+    /// client cannot use one, and routing through it must not silently go direct instead.
+    func setNetworkConfig(_ simple: SimpleNetCfg) async throws(ChatError) -> ChatResponse {
+        _ = try activeUser()
+        if simple.socksProxy != nil {
+            throw .error(errorType: .commandError(message: "SOCKS5 proxies are not supported by this client: use socks=off"))
+        }
+        let cfg = simple.applied(to: currentNetworkConfig)
+        _ = try await setNetworkConfig(.object(cfg))
+        return .networkConfig(networkConfig: .object(cfg))
+    }
 }

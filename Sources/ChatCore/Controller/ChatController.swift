@@ -329,6 +329,8 @@ public actor ChatController {
             return try await setNetworkConfig(cfg)
         case .apiGetNetworkConfig:
             return try getNetworkConfig()
+        case .setNetworkConfig(let simple):
+            return try await setNetworkConfig(simple)
         case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             // No `default:` here: a new command does not compile until it is dispatched.
