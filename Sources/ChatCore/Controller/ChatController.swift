@@ -3,6 +3,7 @@ import GRDB
 import NIOCore
 import NIOPosix
 import SMPAgent
+import SMPClient
 import SMPTransport
 
 /// The chat core behind the command API (seed 002 §1-4): parses command strings, runs them,
@@ -34,6 +35,10 @@ public actor ChatController {
         /// Decides join requests through our group links (simplex-chat's `acceptMember` chat
         /// hook, used by bots): nil accepts everyone with the link's role.
         public var acceptMember: (@Sendable (GroupInfo, Profile) -> GroupJoinDecision)? = nil
+        /// Private message routing before any `/_network` (simplexmq `defaultNetworkConfig`:
+        /// never, allow; the terminal client passes its `--smp-proxy` options).
+        public var smpProxyMode: SMPProxyMode = .never
+        public var smpProxyFallback: SMPProxyFallback = .allow
         public init() {}
     }
 
@@ -62,6 +67,8 @@ public actor ChatController {
     var hostsUp: [String: Bool] = [:]
     /// File uploads and downloads under way (issue 15).
     let files: FileTransfers
+    /// The NetworkConfig JSON last set with `/_network` (ChatController+Network); nil: defaults.
+    var networkConfig: [String: JSONValue]?
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }
@@ -318,6 +325,12 @@ public actor ChatController {
         case .apiAbortSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: true)
         case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
             return try await executeFileCommand(cmd)
+        case .apiSetNetworkConfig(let cfg):
+            return try await setNetworkConfig(cfg)
+        case .apiGetNetworkConfig:
+            return try getNetworkConfig()
+        case .setNetworkConfig(let simple):
+            return try await setNetworkConfig(simple)
         case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             // No `default:` here: a new command does not compile until it is dispatched.
