@@ -122,6 +122,11 @@ public final class ChatReceiver {
             break
         case .contactSwitch(let user, let contact, _):
             if active(user) { m.updateContact(contact) }
+        case .contactAndMemberAssociated(let user, _, let g, _, let updated):
+            // The iOS app updates the contact and the group (its member now shows the contact).
+            guard active(user) else { return }
+            m.updateContact(updated)
+            m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil))
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
         case .file(let f):

@@ -508,6 +508,7 @@ enum RTSamples {
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
         withUser("memberAcceptedByOther", #""groupInfo":\#(groupInfo),"acceptingMember":\#(host),"member":\#(member)"#),
         withUser("connectedToGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member),"memberContact":\#(contact)"#),
+        withUser("contactAndMemberAssociated", #""contact":\#(contact),"groupInfo":\#(groupInfo),"member":\#(member),"updatedContact":\#(contact)"#),
         withUser("memberRole", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"fromRole":"member","toRole":"observer""#),
         withUser("memberBlockedForAll", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"blocked":false"#),
         withUser("deletedMember", #""groupInfo":\#(groupInfo),"byMember":\#(host),"deletedMember":\#(member),"withMessages":false"#),
@@ -903,6 +904,7 @@ enum CaseNames {
         case .joinedGroupMemberConnecting: "joinedGroupMemberConnecting"
         case .memberAcceptedByOther: "memberAcceptedByOther"
         case .connectedToGroupMember: "connectedToGroupMember"
+        case .contactAndMemberAssociated: "contactAndMemberAssociated"
         case .memberRole: "memberRole"
         case .memberBlockedForAll: "memberBlockedForAll"
         case .deletedMember: "deletedMember"

@@ -178,6 +178,11 @@ import Testing
                 "x.info with empty full name",
                 #"{"v":"1","event":"x.info","params":{"profile":{"fullName":"","displayName":"alice","preferences":{"reactions":{"allow":"yes"},"voice":{"allow":"yes"}}}}}"#,
                 .info(Profile(displayName: "alice", preferences: profile.preferences))),
+            Vector("x.info.probe", #"{"v":"1","event":"x.info.probe","params":{"probe":"AQIDBA=="}}"#, .infoProbe(Probe(bytes: [1, 2, 3, 4]))),
+            Vector(
+                "x.info.probe.check", #"{"v":"1","event":"x.info.probe.check","params":{"probeHash":"AQIDBA=="}}"#,
+                .infoProbeCheck(ProbeHash(bytes: [1, 2, 3, 4]))),
+            Vector("x.info.probe.ok", #"{"v":"1","event":"x.info.probe.ok","params":{"probe":"AQIDBA=="}}"#, .infoProbeOk(Probe(bytes: [1, 2, 3, 4]))),
             Vector(
                 "x.contact with xContactId", #"{"v":"1","event":"x.contact","params":{"contactReqId":"AQIDBA==","profile":\#(profileJSON)}}"#,
                 .contact(profile: profile, contactReqId: XContactId(bytes: [1, 2, 3, 4]))),

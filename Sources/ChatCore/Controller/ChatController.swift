@@ -34,6 +34,9 @@ public actor ChatController {
         /// Decides join requests through our group links (simplex-chat's `acceptMember` chat
         /// hook, used by bots): nil accepts everyone with the link's role.
         public var acceptMember: (@Sendable (GroupInfo, Profile) -> GroupJoinDecision)? = nil
+        /// Contact-merging probes (simplex-chat `contactMergeEnabled`, on by default): off, every
+        /// probe we send is random and unrecorded, and probes we receive are ignored.
+        public var contactMerge = true
         public init() {}
     }
 

@@ -215,6 +215,41 @@ enum ChatMigrations {
                 CREATE INDEX idx_chat_items_forwarded_by_group_member_id ON chat_items(forwarded_by_group_member_id);
                 """)
         }
+        // Contact-merging probes (simplex-chat M20220101 `sent_probes`, `sent_probe_hashes`,
+        // `received_probes`, with `group_member_id` from its group version): a probe we sent to a
+        // contact or member, the connections its hash went to, and the probes and hashes we received.
+        m.registerMigration("m20261127a_probes") { db in
+            try db.execute(sql: """
+                CREATE TABLE sent_probes(
+                  sent_probe_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  probe BLOB NOT NULL,
+                  created_at REAL NOT NULL,
+                  UNIQUE(user_id, probe)
+                ) STRICT;
+                CREATE TABLE sent_probe_hashes(
+                  sent_probe_hash_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  sent_probe_id INTEGER NOT NULL REFERENCES sent_probes ON DELETE CASCADE,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_sent_probe_hashes_probe ON sent_probe_hashes(sent_probe_id);
+                CREATE TABLE received_probes(
+                  received_probe_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  probe BLOB,
+                  probe_hash BLOB NOT NULL,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_received_probes_hash ON received_probes(user_id, probe_hash);
+                """)
+        }
         return m
     }
 
