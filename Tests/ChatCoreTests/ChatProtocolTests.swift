@@ -202,9 +202,6 @@ import Testing
             Vector(
                 "x.grp.direct.inv (unknown to us)", #"{"v":"1","event":"x.grp.direct.inv","params":{"connReq":"x"}}"#,
                 .unknown(event: "x.grp.direct.inv", params: ["connReq": .string("x")])),
-            Vector(
-                "x.info.probe (unknown to us)", #"{"v":"1","event":"x.info.probe","params":{"probe":"AQIDBA=="}}"#,
-                .unknown(event: "x.info.probe", params: ["probe": .string("AQIDBA==")])),
             Vector("x.ok", #"{"v":"1","event":"x.ok","params":{}}"#, .ok),
         ]
     }

@@ -82,6 +82,29 @@ import Testing
         }
     }
 
+    /// Bob and Carol meet in the group first and become contacts later: at the contact's CON each
+    /// probes the new contact and sends the hash to the member with the same profile, so both
+    /// record the member as the contact (simplex-chat `probeMatchingMembers`).
+    @Test func membersWhoBecomeContactsAreAssociated() async throws {
+        try await withFlow("probe-later-contact") { flow in
+            let (alice, bob, bobId, _) = try await flow.pair()
+            let carol = try await flow.client("carol")
+            let (carolId, _) = try await flow.connect(alice, carol)
+            let t = try await team(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
+            let (carolAtBobCt, bobAtCarolCt) = try await flow.connect(bob, carol)
+            let atBob = try await bob.next("carol associated", timeout: 20) { e -> (Contact, GroupMember)? in
+                if case .contactAndMemberAssociated(_, let c, _, let m, _) = e { (c, m) } else { nil }
+            }
+            #expect(atBob.0.contactId == carolAtBobCt && atBob.1.groupMemberId == t.carolAtBob)
+            let atCarol = try await carol.next("bob associated", timeout: 20) { e -> (Contact, GroupMember)? in
+                if case .contactAndMemberAssociated(_, let c, _, let m, _) = e { (c, m) } else { nil }
+            }
+            #expect(atCarol.0.contactId == bobAtCarolCt && atCarol.1.groupMemberId == t.bobAtCarol)
+            #expect(try await members(bob, t.bg).first { $0.groupMemberId == t.carolAtBob }?.memberContactId == carolAtBobCt)
+            #expect(try await members(carol, t.cg).first { $0.groupMemberId == t.bobAtCarol }?.memberContactId == bobAtCarolCt)
+        }
+    }
+
     /// Carol knows Bob only through an incognito contact: her probe's hash reaches that contact,
     /// but Bob sees another profile there, so nothing is associated (the release's warning).
     @Test func anIncognitoContactIsNotAssociated() async throws {

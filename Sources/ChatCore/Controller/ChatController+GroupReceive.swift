@@ -513,8 +513,22 @@ extension ChatController {
             try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url, scope: scope)
         case .msgReact(let msgId, let memberId, let scope, let reaction, let add):
             try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs, scope: scope)
-        case .info(let profile), .grpLinkMem(let profile):
+        case .info(let profile):
             try updateMemberProfile(sender, profile)
+        case .grpLinkMem(let profile):
+            // The host of a group link (or business address) we joined, who has no contact: its
+            // profile, then it is probed as a member who was in the group before us
+            // (simplex-chat `xGrpLinkMem`).
+            guard author == nil, sender.memberCategory == .host, sender.memberContactId == nil else {
+                reportMessageError(g, "x.grp.link.mem error: invalid group link host profile update")
+                return nil
+            }
+            try updateMemberProfile(sender, profile)
+            do {
+                try await probeMatchingMemberContact(user: user, try groupInfo(g.groupId), try member(sender.groupMemberId))
+            } catch {
+                emit(.chatError(chatError: error))
+            }
         case .grpMemNew(let info, let scope):
             try memberAnnounced(user: user, g, by: sender, info, scope: scope)
         case .grpMemIntro(let info, let restrictions):
