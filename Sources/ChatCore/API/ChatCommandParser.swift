@@ -567,6 +567,19 @@ enum CommandSyntax {
             let ms = try s.idList()
             return .apiMembersRole(groupId: g, groupMemberIds: ms, memberRole: try s.memberRole())
         },
+        Entry(name: "/_create member contact", prefixes: ["/_create member contact #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiCreateMemberContact(groupId: g, groupMemberId: try s.decimal("group member ID"))
+        },
+        Entry(name: "/_invite member contact", prefixes: ["/_invite member contact @"]) { s throws(CommandSyntaxError) in
+            let c = try s.decimal("contact ID")
+            let mc: MsgContent? = s.take(" ") ? try s.json(MsgContent.self, "message content") : nil
+            return .apiSendMemberContactInvitation(contactId: c, msgContent: mc)
+        },
+        Entry(name: "/_accept member contact", prefixes: ["/_accept member contact @"]) { s throws(CommandSyntaxError) in
+            .apiAcceptMemberContact(contactId: try s.decimal("contact ID"))
+        },
         Entry(name: "/_accept member", prefixes: ["/_accept member #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")
             try s.expect(" ")

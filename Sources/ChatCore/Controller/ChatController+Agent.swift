@@ -137,7 +137,10 @@ extension ChatController {
             }
             let userId: Int64 = conn["user_id"]
             let user = try userById(userId)
-            _ = try createContact(conn, profile: profile, status: "requested")
+            let contactId = try createContact(conn, profile: profile, status: "requested")
+            // A member contact's invitation was joined: it is an ordinary contact from now on
+            // (simplex-chat `resetMemberContactFields` at CONF with x.info).
+            try store.write { db in try db.resetMemberContactFields(contactId, at: Self.now) }
             let (version, pq) = try negotiated(agentConnId)
             let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])), pqSupport: pq, chatVersion: version)
             let agent = try runningAgent()

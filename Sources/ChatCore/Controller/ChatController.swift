@@ -267,6 +267,12 @@ public actor ChatController {
             return try await addMember(groupId: groupId, contactId: contactId, role: role)
         case .apiJoinGroup(let groupId):
             return try await joinGroup(groupId: groupId)
+        case .apiCreateMemberContact(let groupId, let groupMemberId):
+            return try await createMemberContact(groupId: groupId, groupMemberId: groupMemberId)
+        case .apiSendMemberContactInvitation(let contactId, let mc):
+            return try await sendMemberContactInvitation(contactId: contactId, mc)
+        case .apiAcceptMemberContact(let contactId):
+            return try await acceptMemberContact(contactId: contactId)
         case .apiListMembers(let groupId):
             return try listMembers(groupId: groupId)
         case .apiListGroups(let userId, let contactId, let search):

@@ -250,6 +250,20 @@ enum ChatMigrations {
                 CREATE INDEX idx_received_probes_hash ON received_probes(user_id, probe_hash);
                 """)
         }
+        // Member direct contacts (simplex-chat `contact_group_member_id`, `contact_grp_inv_sent`, and
+        // M20250729_member_contact_requests `grp_direct_inv_*`): the member a contact was made for
+        // and whether x.grp.direct.inv went; the invitation link a member sent us, until accepted.
+        m.registerMigration("m20261127b_member_contacts") { db in
+            try db.execute(sql: """
+                ALTER TABLE contacts ADD COLUMN contact_group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN contact_grp_inv_sent INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_link TEXT;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_group_id INTEGER REFERENCES groups ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_member_conn_id INTEGER;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_started_connection INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return m
     }
 
