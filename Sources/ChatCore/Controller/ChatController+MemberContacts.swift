@@ -85,7 +85,9 @@ extension ChatController {
     /// x.grp.direct.inv from a member: a contact holding the link until `/_accept member contact`.
     func memberContactInvitationReceived(user: User, _ g: GroupInfo, from m: GroupMember, connReq: String, content: MsgContent?,
                                          scope: MsgScope?, shared: String?) throws(ChatError) {
-        guard memberCanSend(m, scope: scope) else {
+        // simplex-chat `memberCanSend`: with a scope always; otherwise authors and above, or pending members.
+        let pending = m.memberStatus == .pendingApproval || m.memberStatus == .pendingReview
+        guard scope != nil || m.memberRole >= .author || pending else {
             return reportMessageError(g, "member is not allowed to send messages")
         }
         guard Self.directMessagesAllowed(g, role: m.memberRole) else {
