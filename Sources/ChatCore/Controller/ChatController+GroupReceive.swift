@@ -169,6 +169,8 @@ extension ChatController {
             }
             emit(.newChatItems(user: user, chatItems: items))
         case .invitee:
+            // simplex-chat: a held joiner counts once its connection is up, not at its request.
+            if pending { try store.write { db in try db.increaseMembersRequireAttention(memberOf: gmId) } }
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
             emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))

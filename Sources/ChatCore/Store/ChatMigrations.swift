@@ -264,6 +264,17 @@ enum ChatMigrations {
                 ALTER TABLE contacts ADD COLUMN grp_direct_inv_started_connection INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        // simplex-chat `groups.members_require_attention` (M20250513_group_scope), kept as a counter; an
+        // existing database starts from the members that need attention now.
+        m.registerMigration("m20261127c_members_require_attention") { db in
+            try db.execute(sql: """
+                ALTER TABLE groups ADD COLUMN members_require_attention INTEGER NOT NULL DEFAULT 0;
+                UPDATE groups SET members_require_attention = (
+                  SELECT count(*) FROM group_members m WHERE m.group_id = groups.group_id AND m.member_category <> 'user'
+                    AND (m.member_status IN ('pending_approval', 'pending_review')
+                      OR m.support_chat_items_member_attention > 0 OR m.support_chat_items_mentions > 0));
+                """)
+        }
         return m
     }
 
