@@ -66,6 +66,7 @@ import Testing
             }
             #expect(bobCt.groupDirectInv?.fromGroupId_ == cg && bobCt.groupDirectInv?.groupDirectInvStartedConnection == false)
             #expect(bobMember.memberContactId == bobCt.contactId)
+            try await carol.next("link item") { e -> Bool? in text(e).contains("requested connection from group team") ? true : nil }
             try await carol.next("group item") { e -> Bool? in text(e).contains("started direct connection with you") ? true : nil }
             try await carol.next("bob's message") { e -> Bool? in text(e).contains("hi carol") ? true : nil }
 

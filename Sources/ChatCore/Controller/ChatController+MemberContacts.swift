@@ -114,7 +114,7 @@ extension ChatController {
         guard let ct = try store.read({ db in try self.contact(db, contactId) }) else { return }
         let linkItem = try insertItem(userId: user.userId, contactId: contactId, sent: false,
                                       content: .rcvDirectEvent(rcvDirectEvent: .groupInvLinkReceived(groupProfile: g.groupProfile)),
-                                      text: "", status: .rcvNew)
+                                      text: "requested connection from group \(g.groupProfile.displayName)", status: .rcvNew)
         emit(.newChatItems(user: user, chatItems: [try aItem(ct, linkItem)]))
         // simplex-chat `createItems`: the group's "started direct connection with you", the event,
         // and the member's message as the contact's first received item.
