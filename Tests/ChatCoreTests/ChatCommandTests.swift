@@ -131,6 +131,7 @@ import Testing
         Case("/_invite member contact @5", .apiSendMemberContactInvitation(contactId: 5, msgContent: nil)),
         Case(#"/_invite member contact @5 {"type":"text","text":"hi"}"#, .apiSendMemberContactInvitation(contactId: 5, msgContent: .text("hi"))),
         Case("/_accept member contact @5", .apiAcceptMemberContact(contactId: 5)),
+        Case("/_set accept member contacts 1 on", .apiSetUserAutoAcceptMemberContacts(userId: 1, onOff: true)),
         Case("/_block #3 5 blocked=on", .apiBlockMembersForAll(groupId: 3, groupMemberIds: [5], blocked: true)),
         Case(#"/_member settings #3 5 {"showMessages":false}"#, .apiSetMemberSettings(groupId: 3, groupMemberId: 5, memberSettings: GroupMemberSettings(showMessages: false))),
         Case("/_remove #3 5", .apiRemoveMembers(groupId: 3, groupMemberIds: [5], withMessages: false)),

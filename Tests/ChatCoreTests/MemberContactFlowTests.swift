@@ -91,6 +91,56 @@ import Testing
         }
     }
 
+    /// With auto-accept on (simplex-chat `/_set accept member contacts`), Carol joins Bob's link as
+    /// soon as it arrives: no accept command, both connected.
+    @Test func autoAcceptJoinsAtOnce() async throws {
+        try await withFlow("member-contact-auto") { flow in
+            let (alice, bob, bobId, _) = try await flow.pair()
+            let carol = try await flow.client("carol")
+            let (carolId, _) = try await flow.connect(alice, carol)
+            var prefs = GroupPreferences()
+            prefs.directMessages = RoleGroupPreference(enable: .on, role: nil)
+            guard case .groupCreated(_, let info) = try await alice.run(
+                .apiNewGroup(userId: 1, incognito: false, groupProfile: GroupProfile(displayName: "team", groupPreferences: prefs))) else {
+                Issue.record("no group")
+                return
+            }
+            try await alice.run(.apiAddMember(groupId: info.groupId, contactId: bobId, memberRole: .member))
+            let bg = try await bob.next("invitation") { e -> Int64? in
+                if case .receivedGroupInvitation(_, let gi, _, _, _) = e { gi.groupId } else { nil }
+            }
+            try await bob.run(.apiJoinGroup(groupId: bg))
+            try await bob.next("joined") { e -> Bool? in if case .userJoinedGroup = e { true } else { nil } }
+            try await alice.run(.apiAddMember(groupId: info.groupId, contactId: carolId, memberRole: .member))
+            let cg = try await carol.next("invitation") { e -> Int64? in
+                if case .receivedGroupInvitation(_, let gi, _, _, _) = e { gi.groupId } else { nil }
+            }
+            try await carol.run(.apiJoinGroup(groupId: cg))
+            let carolAtBob = try await bob.next("connected to carol", timeout: 20) { e -> Int64? in
+                if case .connectedToGroupMember(_, _, let m, _) = e, m.memberProfile.displayName == "carol" { m.groupMemberId } else { nil }
+            }
+            guard case .cmdOk = try await carol.run(.apiSetUserAutoAcceptMemberContacts(userId: 1, onOff: true)) else {
+                Issue.record("setting not saved")
+                return
+            }
+            guard case .newMemberContact(_, let ct, _, _) = try await bob.run(.apiCreateMemberContact(groupId: bg, groupMemberId: carolAtBob)) else {
+                Issue.record("no member contact")
+                return
+            }
+            try await bob.run(.apiSendMemberContactInvitation(contactId: ct.contactId, msgContent: nil))
+            let bobCt = try await carol.next("member contact invitation", timeout: 20) { e -> Contact? in
+                if case .newMemberContactReceivedInv(_, let c, _, _) = e { c } else { nil }
+            }
+            #expect(bobCt.groupDirectInv?.groupDirectInvStartedConnection == true)
+            try await bob.next("carol connected", timeout: 20) { e -> Bool? in
+                if case .contactConnected(_, let c, _) = e, c.contactId == ct.contactId { true } else { nil }
+            }
+            try await carol.next("bob connected", timeout: 20) { e -> Bool? in
+                if case .contactConnected(_, let c, _) = e, c.contactId == bobCt.contactId { true } else { nil }
+            }
+        }
+    }
+
     /// A group without direct messages: no member contact (simplex-chat's check in
     /// `APICreateMemberContact`).
     @Test func directMessagesOffRefusesAMemberContact() async throws {

@@ -400,6 +400,11 @@ enum CommandSyntax {
             try s.expect(" ")
             return .apiUpdateProfile(userId: id, profile: try s.json(Profile.self, "profile"))
         },
+        Entry(name: "/_set accept member contacts", prefixes: ["/_set accept member contacts "]) { s throws(CommandSyntaxError) in
+            let u = try s.decimal("user ID")
+            try s.expect(" ")
+            return .apiSetUserAutoAcceptMemberContacts(userId: u, onOff: try s.onOff("on|off"))
+        },
         Entry(name: "/_set prefs", prefixes: ["/_set prefs @"]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("contact ID")
             try s.expect(" ")

@@ -589,7 +589,7 @@ extension ChatController {
         case .grpPrefs(let prefs):
             try groupPreferencesReceived(user: user, g, sender: sender, prefs)
         case .grpDirectInv(let connReq, let content, let scope) where author == nil:
-            try memberContactInvitationReceived(user: user, g, from: sender, connReq: connReq, content: content, scope: scope, shared: shared)
+            try await memberContactInvitationReceived(user: user, g, from: sender, connReq: connReq, content: content, scope: scope, shared: shared)
         case .infoProbe(let probe) where author == nil:
             try await probeReceived(user: user, from: .member(sender), probe)
         case .infoProbeCheck(let hash) where author == nil:

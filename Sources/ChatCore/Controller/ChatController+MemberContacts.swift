@@ -82,9 +82,10 @@ extension ChatController {
         return .newMemberContactSentInv(user: user, contact: sent, groupInfo: g, member: m)
     }
 
-    /// x.grp.direct.inv from a member: a contact holding the link until `/_accept member contact`.
+    /// x.grp.direct.inv from a member: a contact holding the link until `/_accept member contact`, or
+    /// joined at once when the user auto-accepts member contacts.
     func memberContactInvitationReceived(user: User, _ g: GroupInfo, from m: GroupMember, connReq: String, content: MsgContent?,
-                                         scope: MsgScope?, shared: String?) throws(ChatError) {
+                                         scope: MsgScope?, shared: String?) async throws(ChatError) {
         // simplex-chat `memberCanSend`: with a scope always; otherwise authors and above, or pending members.
         let pending = m.memberStatus == .pendingApproval || m.memberStatus == .pendingReview
         guard scope != nil || m.memberRole >= .author || pending else {
@@ -111,11 +112,17 @@ extension ChatController {
                                                      at: Self.now)
         }
         if newContact { _ = try createBannerItem(userId: user.userId, contactId: contactId) }
+        if user.autoAcceptMemberContacts {
+            // simplex-chat `joinConn`: joined with our profile (the group's incognito one), started.
+            try await joinMemberContactLink(user: user, contactId: contactId, groupId: g.groupId, link: connReq)
+        }
         guard let ct = try store.read({ db in try self.contact(db, contactId) }) else { return }
-        let linkItem = try insertItem(userId: user.userId, contactId: contactId, sent: false,
-                                      content: .rcvDirectEvent(rcvDirectEvent: .groupInvLinkReceived(groupProfile: g.groupProfile)),
-                                      text: "requested connection from group \(g.groupProfile.displayName)", status: .rcvNew)
-        emit(.newChatItems(user: user, chatItems: [try aItem(ct, linkItem)]))
+        if !user.autoAcceptMemberContacts {
+            let linkItem = try insertItem(userId: user.userId, contactId: contactId, sent: false,
+                                          content: .rcvDirectEvent(rcvDirectEvent: .groupInvLinkReceived(groupProfile: g.groupProfile)),
+                                          text: "requested connection from group \(g.groupProfile.displayName)", status: .rcvNew)
+            emit(.newChatItems(user: user, chatItems: [try aItem(ct, linkItem)]))
+        }
         // simplex-chat `createItems`: the group's "started direct connection with you", the event,
         // and the member's message as the contact's first received item.
         let groupItemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: m.groupMemberId, sent: false,
@@ -141,25 +148,31 @@ extension ChatController {
         }
         if inv.groupDirectInvStartedConnection { throw .error(errorType: .commandError(message: "connection already started")) }
         let user = try userById(userId)
+        try await joinMemberContactLink(user: user, contactId: contactId, groupId: groupId, link: inv.groupDirectInvLink)
+        guard let accepted = try store.read({ db in try self.contact(db, contactId) }) else {
+            throw .errorStore(storeError: .contactNotFound(contactId: contactId))
+        }
+        return .memberContactAccepted(user: user, contact: accepted)
+    }
+
+    /// Joins a member's invitation link for its contact with our profile (or the group's incognito
+    /// one), and marks the connection started.
+    private func joinMemberContactLink(user: User, contactId: Int64, groupId: Int64, link: String) async throws(ChatError) {
         let incognitoId = try store.read { db in
             try db.isMembershipIncognito(groupId: groupId) ? try db.membershipIncognitoProfileId(groupId: groupId) : nil
         }
         let info = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: incognitoId)))
         let agent = try runningAgent()
         let agentConnId: String
-        do { agentConnId = try await agent.joinConnection(link: inv.groupDirectInvLink, connInfo: info, pqSupport: false, userId: userId) } catch {
+        do { agentConnId = try await agent.joinConnection(link: link, connInfo: info, pqSupport: false, userId: user.userId) } catch {
             throw Self.agentError(error)
         }
         try store.write { db in
-            if let conn = try db.insertJoinedConnection(userId: userId, agentConnId: agentConnId, viaContactURI: false, viaLink: inv.groupDirectInvLink,
+            if let conn = try db.insertJoinedConnection(userId: user.userId, agentConnId: agentConnId, viaContactURI: false, viaLink: link,
                                                         groupLinkId: nil, customProfileId: incognitoId, at: Self.now) {
                 try db.bindConnection(conn["connection_id"], toContact: contactId, status: "joined", at: Self.now)
             }
             try db.setMemberContactStartedConnection(contactId, at: Self.now)
         }
-        guard let accepted = try store.read({ db in try self.contact(db, contactId) }) else {
-            throw .errorStore(storeError: .contactNotFound(contactId: contactId))
-        }
-        return .memberContactAccepted(user: user, contact: accepted)
     }
 }

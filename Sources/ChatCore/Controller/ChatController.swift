@@ -273,6 +273,10 @@ public actor ChatController {
             return try await sendMemberContactInvitation(contactId: contactId, mc)
         case .apiAcceptMemberContact(let contactId):
             return try await acceptMemberContact(contactId: contactId)
+        case .apiSetUserAutoAcceptMemberContacts(let userId, let on):
+            let user = try userById(userId)
+            try store.write { db in try db.setUserAutoAcceptMemberContacts(userId, on) }
+            return .cmdOk(user_: user)
         case .apiListMembers(let groupId):
             return try listMembers(groupId: groupId)
         case .apiListGroups(let userId, let contactId, let search):

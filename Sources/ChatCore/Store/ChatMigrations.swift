@@ -275,6 +275,10 @@ enum ChatMigrations {
                       OR m.support_chat_items_member_attention > 0 OR m.support_chat_items_mentions > 0));
                 """)
         }
+        // simplex-chat `users.auto_accept_member_contacts` (M20250729_member_contact_requests).
+        m.registerMigration("m20261127d_auto_accept_member_contacts") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN auto_accept_member_contacts INTEGER NOT NULL DEFAULT 0")
+        }
         return m
     }
 

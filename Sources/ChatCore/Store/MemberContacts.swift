@@ -40,6 +40,10 @@ extension Database {
             """, [link, groupId, groupMemberId, memberConnId, now, contactId])
     }
 
+    func setUserAutoAcceptMemberContacts(_ userId: Int64, _ on: Bool) throws {
+        try run("UPDATE users SET auto_accept_member_contacts = ? WHERE user_id = ?", [on, userId])
+    }
+
     func setContactGrpInvSent(_ contactId: Int64, _ sent: Bool, at now: Double) throws {
         try run("UPDATE contacts SET contact_grp_inv_sent = ?, updated_at = ? WHERE contact_id = ?", [sent, now, contactId])
     }
