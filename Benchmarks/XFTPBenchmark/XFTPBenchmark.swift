@@ -57,13 +57,17 @@ struct XFTPBenchmark: AsyncParsableCommand {
         let progress = try DirectoryProgressStore(directory: dir + "/progress")
         let transfer = XFTPFileTransfer(pool: XFTPClientPool(group: group), progress: progress, workDirectory: dir + "/work",
                                         parallelChunks: parallel)
+        let pids = ["self"] + children.map { String($0.process.processIdentifier) }
+        let cpu0 = pids.map(cpuSeconds)
         let t0 = Date()
         let result = try await transfer.upload(sourcePath: src, fileName: "file.bin", servers: children.map(\.address),
                                                recipientCount: 1, transferId: "b")
         let t1 = Date()
+        let uploadPeak = peakRSS(of: "self")
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
         let out = try await transfer.download(result.recipients[0], to: dir + "/out", transferId: "b")
         let t2 = Date()
+        let cpu1 = pids.map(cpuSeconds)
         let clientPeak = peakRSS(of: "self")
         let serverPeaks = children.map { peakRSS(of: String($0.process.processIdentifier)) }
         PosixFile.remove(src)
@@ -77,11 +81,16 @@ struct XFTPBenchmark: AsyncParsableCommand {
         print("file: \(sizeMB) MB in \(description.chunks.count) chunks over \(usedServers) server(s), \(parallel) in flight")
         print(String(format: "xftp upload: %.2f s, download: %.2f s, total: %.2f s (%.1f MB/s each way)",
                      t1.timeIntervalSince(t0), t2.timeIntervalSince(t1), xftpTime, Double(sizeMB) * 2 / xftpTime))
-        print("peak RSS: client \(clientPeak) kB, server(s) \(serverPeaks.map { "\($0) kB" }.joined(separator: ", "))")
+        print("peak RSS: client \(clientPeak) kB (\(uploadPeak) kB by the end of the upload), server(s) \(serverPeaks.map { "\($0) kB" }.joined(separator: ", "))")
+        // CPU beside the wall time: the ratio moves with whatever else runs on the machine, this much less.
+        print(String(format: "xftp CPU: client %.2f s, server(s) %.2f s", cpu1[0] - cpu0[0], zip(cpu1, cpu0).dropFirst().map { $0 - $1 }.reduce(0, +)))
         if !noBaseline {
             // Plain TLS to the first child: the same bytes up, then back.
+            let tlsCPU0 = pids.map(cpuSeconds)
             let tlsTime = try await plainTLS(bytes: size, port: children[0].tlsPort, group: group)
-            print(String(format: "plain TLS both ways: %.2f s", tlsTime))
+            let tlsCPU1 = pids.map(cpuSeconds)
+            print(String(format: "plain TLS both ways: %.2f s (CPU: client %.2f s, server %.2f s)", tlsTime, tlsCPU1[0] - tlsCPU0[0],
+                         zip(tlsCPU1, tlsCPU0).dropFirst().map { $0 - $1 }.reduce(0, +)))
             print(String(format: "ratio tls/xftp: %.2f (target >= 0.5)", tlsTime / xftpTime))
         }
         try? await group.shutdownGracefully()
@@ -107,6 +116,9 @@ struct XFTPBenchmark: AsyncParsableCommand {
             h.update(block)
             left -= Int64(n)
         }
+        // On disk before the clock starts, as a file someone sends is: its dirty pages would
+        // otherwise take the page cache's write-back budget from the transfer being timed.
+        f.sync()
         return h.finalize()
     }
 
@@ -151,6 +163,16 @@ struct XFTPBenchmark: AsyncParsableCommand {
         try? await client.close()
         return t
     }
+}
+
+/// User plus system CPU time of a process so far (`/proc/<pid>/stat`), in seconds.
+func cpuSeconds(of pid: String) -> Double {
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = s.lastIndex(of: ")") else { return 0 }
+    // Fields after the command name: state is the 3rd field of the line, utime and stime the 14th and 15th.
+    let fields = s[s.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let u = Double(fields[11]), let k = Double(fields[12]) else { return 0 }
+    return (u + k) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// VmHWM (peak resident set) of a process, in kB.

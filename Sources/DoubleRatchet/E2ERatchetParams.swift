@@ -71,7 +71,8 @@ public struct E2ERatchetParams: Sendable, Hashable {
         return e.bytes
     }
 
-    /// Parses the whole of `bytes`; X25519 params (which simplexmq also accepts) are refused.
+    /// Parses the whole of `bytes`; X25519 params are refused, as simplexmq's agent refuses them
+    /// (its ratchet is generic, but the agent parses `E2ERatchetParams 'X448`: "bad algorithm").
     public init(encoded bytes: [UInt8]) throws(RatchetError) {
         var d = SMPDecoder(bytes)
         self = try E2ERatchetParams.decode(from: &d)

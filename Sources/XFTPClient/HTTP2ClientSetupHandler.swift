@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import XFTPTransport
 import SMPTransport
 
 /// Waits for the TLS handshake, then starts HTTP/2 as a client and hands over the stream
@@ -29,11 +30,7 @@ final class HTTP2ClientSetupHandler: ChannelInboundHandler, RemovableChannelHand
         if let tls = event as? TLSHandshakeCompleted, !done {
             do {
                 var conn = NIOHTTP2Handler.ConnectionConfiguration()
-                conn.initialSettings = [
-                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                    HTTP2Setting(parameter: .initialWindowSize, value: window),
-                    HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
-                ]
+                conn.initialSettings = XFTPHTTP2.initialSettings(window: window)
                 // The connection window holds several streams' windows: with the HTTP/2 default
                 // (64 KB) parallel chunks would wait on each other's WINDOW_UPDATEs.
                 conn.targetWindowSize = window * 8

@@ -11,6 +11,19 @@ public struct XFTPChunkSpec: Sendable, Equatable {
     }
 }
 
+/// The body of an FPUT: a slice of a file, or a chunk the encryption left in memory.
+public enum XFTPChunkBody: Sendable {
+    case file(XFTPChunkSpec)
+    case memory(ChunkBuffer)
+
+    var size: UInt32 {
+        switch self {
+        case .file(let spec): spec.size
+        case .memory(let buffer): UInt32(buffer.count)
+        }
+    }
+}
+
 /// Where a downloaded chunk goes and what it must be (`XFTPRcvChunkSpec`).
 public struct XFTPReceiveChunkSpec: Sendable, Equatable {
     public var path: String

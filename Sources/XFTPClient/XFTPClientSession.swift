@@ -136,7 +136,7 @@ public final class XFTPClientSession: Sendable {
     /// One request stream: `body` (and then the chunk, read from disk) is sent, the first 16384
     /// bytes of the answer are the head, and `handle` reads what follows.
     func exchange<R: Sendable>(
-        body: [UInt8], chunk: XFTPChunkSpec?, timeout: Double,
+        body: [UInt8], chunk: XFTPChunkBody?, timeout: Double,
         _ handle: @escaping @Sendable ([UInt8], HTTP2StreamReader) async throws -> R
     ) async throws -> R {
         let stream = try await openStream()
@@ -160,13 +160,28 @@ public final class XFTPClientSession: Sendable {
     /// larger writes cost fewer task switches.
     static let ioPiece = 65_536
 
-    private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkSpec?) async throws {
-        if body.isEmpty, chunk == nil {
-            return try await writer.headers(headers, endStream: true)
+    private static func send(_ writer: HTTP2StreamWriter, headers: HPACKHeaders, body: [UInt8], chunk: XFTPChunkBody?) async throws {
+        guard let chunk else {
+            if body.isEmpty { return try await writer.headers(headers, endStream: true) }
+            try await writer.headers(headers, endStream: false)
+            return try await writer.data(body, endStream: true)
         }
         try await writer.headers(headers, endStream: false)
-        guard let chunk else { return try await writer.data(body, endStream: true) }
         try await writer.data(body)
+        switch chunk {
+        case .file(let spec): try await sendFile(writer, spec)
+        case .memory(let buffer):
+            var off = 0
+            while off < buffer.count {
+                let n = min(Self.ioPiece, buffer.count - off)
+                try await writer.data(UnsafeRawBufferPointer(rebasing: buffer.bytes[off..<(off + n)]))
+                off += n
+            }
+        }
+        try await writer.end()
+    }
+
+    private static func sendFile(_ writer: HTTP2StreamWriter, _ chunk: XFTPChunkSpec) async throws {
         let file = try PosixFile(path: chunk.path, mode: .read)
         try file.seek(to: chunk.offset)
         var left = Int(chunk.size)
@@ -176,7 +191,6 @@ public final class XFTPClientSession: Sendable {
             left -= piece.count
             try await writer.data(piece)
         }
-        try await writer.end()
     }
 
     private func openStream() async throws -> HTTP2StreamChannel {
@@ -210,7 +224,7 @@ public final class XFTPClientSession: Sendable {
 
     /// Signs `command` with `key` (empty corrId, as the reference client) and sends it.
     private func command<R: Sendable>(
-        _ key: AnyPrivateKey?, entityId: [UInt8], _ command: FileCommand, chunk: XFTPChunkSpec? = nil,
+        _ key: AnyPrivateKey?, entityId: [UInt8], _ command: FileCommand, chunk: XFTPChunkBody? = nil,
         timeoutChunk: UInt32? = nil,
         _ handle: @escaping @Sendable (FileResponse, HTTP2StreamReader) async throws -> R
     ) async throws(XFTPClientError) -> R {
@@ -261,7 +275,12 @@ public final class XFTPClientSession: Sendable {
 
     /// FPUT: uploads the chunk bytes from disk.
     public func uploadChunk(senderKey: AnyPrivateKey, senderId: [UInt8], chunk: XFTPChunkSpec) async throws(XFTPClientError) {
-        try await command(senderKey, entityId: senderId, .fput, chunk: chunk) { r, _ in
+        try await uploadChunk(senderKey: senderKey, senderId: senderId, body: .file(chunk))
+    }
+
+    /// FPUT of a chunk from disk or from memory.
+    public func uploadChunk(senderKey: AnyPrivateKey, senderId: [UInt8], body: XFTPChunkBody) async throws(XFTPClientError) {
+        try await command(senderKey, entityId: senderId, .fput, chunk: body) { r, _ in
             guard case .ok = r else { throw Self.unexpected(r) }
         }
     }
@@ -284,6 +303,42 @@ public final class XFTPClientSession: Sendable {
         }
     }
 
+    /// FGET into memory: the chunk is decrypted from the received frames straight into `buffer`
+    /// (at least `size` bytes), its digest checked; nothing touches the disk.
+    public func downloadChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8], into buffer: ChunkBuffer, size: UInt32,
+                              digest: [UInt8]) async throws(XFTPClientError) {
+        guard buffer.memory.count >= Int(size) else { throw .io("chunk buffer smaller than the chunk") }
+        let dhKey = X25519PrivateKey()
+        try await command(recipientKey, entityId: recipientId, .fget(dhKey.publicKey), timeoutChunk: size) { r, reader in
+            guard case .file(let serverKey, let nonce) = r else { throw Self.unexpected(r) }
+            let secret = try dhKey.sharedSecret(with: serverKey)
+            guard var sb = try? SecretBoxStream(secret: secret, nonce: nonce) else { throw XFTPClientError.responseError(.crypto) }
+            let hash = StreamDigest(.sha256)
+            var off = 0
+            while off < Int(size) {
+                guard let piece = try await reader.nextSlice(max: Int(size) - off) else { throw XFTPClientError.responseError(.size) }
+                let n = piece.readableBytes
+                piece.withUnsafeReadableBytes { src in
+                    let dst = UnsafeMutableRawBufferPointer(rebasing: buffer.memory[off..<(off + n)])
+                    sb.decrypt(from: src, to: dst)
+                    hash.update(UnsafeRawBufferPointer(dst))
+                }
+                off += n
+            }
+            buffer.count = off
+            try await Self.finishChunk(reader, sb: sb, hash: hash, digest: digest)
+        }
+    }
+
+    /// The tag after a chunk, then nothing: a short or long body is SIZE, a bad tag CRYPTO, a bad digest DIGEST.
+    private static func finishChunk(_ reader: HTTP2StreamReader, sb: SecretBoxStream, hash: StreamDigest, digest: [UInt8]) async throws {
+        let tag = try await reader.read(upTo: FileEncryption.authTagSize)
+        guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
+        guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
+        guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
+        guard hash.finalize() == digest else { throw XFTPClientError.responseError(.digest) }
+    }
+
     private static func receive(_ reader: HTTP2StreamReader, sb: SecretBoxStream, _ spec: XFTPReceiveChunkSpec) async throws {
         var sb = sb
         let out = try PosixFile(path: spec.path, mode: .create)
@@ -299,11 +354,7 @@ public final class XFTPClientSession: Sendable {
             }
             try out.write(piece)
         }
-        let tag = try await reader.read(upTo: FileEncryption.authTagSize)
-        guard tag.count == FileEncryption.authTagSize else { throw XFTPClientError.responseError(.size) }
-        guard try await reader.next(max: 1).isEmpty else { throw XFTPClientError.responseError(.size) }
-        guard sb.verify(tag: tag) else { throw XFTPClientError.responseError(.crypto) }
-        guard hash.finalize() == spec.digest else { throw XFTPClientError.responseError(.digest) }
+        try await finishChunk(reader, sb: sb, hash: hash, digest: spec.digest)
     }
 
     /// FDEL: the sender deletes a chunk.

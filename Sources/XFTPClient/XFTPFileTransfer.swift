@@ -62,106 +62,185 @@ public struct XFTPFileTransfer: Sendable {
     private func upload(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
                         transferId: String, redirect: RedirectFileInfo?) async throws(XFTPClientError) -> XFTPUploadResult {
         guard !servers.isEmpty, recipientCount > 0 else { throw .io("no servers or no recipients") }
+        let key = "up-" + transferId
         var state: UploadState
-        if let saved = progress.load("up-" + transferId), let s = try? JSONDecoder().decode(UploadState.self, from: Data(saved)),
-           s.encryptionDone != false, PosixFile.exists(s.encryptedPath) {
+        if let saved = progress.load(key), let s = UploadState.decode(saved),
+           let encPath = s.encryptedPath, s.encryptionDone != false, PosixFile.exists(encPath) {
+            // Saved by a version that wrote the encrypted file before uploading: its chunks are there.
             state = s
-            try await uploadChunks(&state, key: "up-" + transferId, encryption: nil)
+            try await uploadChunks(&state, key: key, source: .file(encPath))
+            PosixFile.remove(encPath)
         } else {
-            // Encryption runs on a thread of its own while finished chunks already go up; the
-            // state counts as resumable only once the whole file is encrypted.
-            state = try plan(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
-                             transferId: transferId, redirect: redirect)
-            let encryption = EncryptionRun()
-            let (path, key, nonce, single) = (sourcePath, state.key, state.nonce, redirect != nil)
-            let encPath = state.encryptedPath
-            let thread = Thread {
-                do {
-                    let r = try FileEncryption.encrypt(sourcePath: path, fileName: fileName, key: key, nonce: nonce, encryptedPath: encPath,
-                                                       singleChunk: single) { i, digest in encryption.chunk(i, digest) }
-                    encryption.finish(.success(r))
-                } catch {
-                    encryption.finish(.failure(.io("\(error)")))
-                }
+            // A saved plan (key, nonce, chunk sizes) gives the same chunks when the file is encrypted
+            // again, so a retry re-encrypts instead of keeping an encrypted copy on disk.
+            if let saved = progress.load(key), let s = UploadState.decode(saved), s.encryptedPath == nil {
+                state = s
+            } else {
+                state = try plan(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
+                                 redirect: redirect)
             }
-            thread.start()
-            var failure: XFTPClientError?
-            do {
-                try await uploadChunks(&state, key: "up-" + transferId, encryption: encryption)
-            } catch {
-                failure = error
-            }
-            // The thread is waited for even after a failed chunk: its file must not be written to later.
-            switch await encryption.result() {
-            case .success(let r):
-                state.size = r.encryptedSize
-                state.digest = r.digest
-                for (i, c) in r.chunks.enumerated() { state.chunks[i].digest = c.digest }
-                state.encryptionDone = true
-                try save(state, "up-" + transferId)
-            case .failure(let e):
-                PosixFile.remove(encPath)
-                progress.remove("up-" + transferId)
-                throw e
-            }
-            if let failure { throw failure }
+            try await encryptAndUpload(&state, key: key, sourcePath: sourcePath, fileName: fileName, singleChunk: redirect != nil)
         }
         let result = try state.descriptions()
-        PosixFile.remove(state.encryptedPath)
-        progress.remove("up-" + transferId)
+        progress.remove(key)
         return result
+    }
+
+    /// Encrypts the file on a thread of its own into a few reused chunk buffers, while the chunks
+    /// already encrypted go up from memory: no encrypted file is written, and memory stays at the
+    /// pool's size whatever the file size. A chunk created before a retry must come out with the
+    /// digest it was created with, else the source changed and the upload starts over.
+    private func encryptAndUpload(_ state: inout UploadState, key: String, sourcePath: String, fileName: String,
+                                  singleChunk: Bool) async throws(XFTPClientError) {
+        let sizes = state.chunks.map { Int($0.size) }
+        let pending = Set(state.chunks.indices.filter { !state.chunks[$0].uploaded })
+        let created = Dictionary(uniqueKeysWithValues: state.chunks.enumerated().compactMap { i, c in
+            c.senderId == nil ? nil : (i, c.digest)
+        })
+        let largest = pending.map { sizes[$0] }.max() ?? 0
+        // One chunk ahead of the uploads, within the memory budget.
+        let count = pending.isEmpty ? 0 : max(1, min(parallelChunks + 1, Self.uploadMemory / max(largest, 1)))
+        let pool = ChunkBufferPool(count: count, capacity: largest)
+        let encryption = EncryptionRun()
+        let (fileKey, nonce) = (state.key, state.nonce)
+        let thread = Thread {
+            var current: ChunkBuffer?
+            do throws(XFTPFileError) {
+                let r = try FileEncryption.encryptChunks(
+                    sourcePath: sourcePath, fileName: fileName, key: fileKey, nonce: nonce, singleChunk: singleChunk,
+                    memory: { i throws(XFTPFileError) in
+                        guard pending.contains(i) else { return nil }
+                        guard let b = pool.acquire() else { throw .io(EncryptionRun.stopped) }
+                        current = b
+                        return b.memory
+                    },
+                    onChunk: { i, digest throws(XFTPFileError) in
+                        guard i < sizes.count else { throw .io("the file changed since its upload started") }
+                        if let was = created[i], was != digest { throw .io("the file changed since its upload started") }
+                        let b = current
+                        current = nil
+                        b?.count = sizes[i]
+                        encryption.chunk(i, digest, b)
+                    })
+                guard r.chunks.count == sizes.count else { throw .io("the file changed since its upload started") }
+                encryption.finish(.success(r))
+            } catch {
+                if let current { pool.release(current) }
+                encryption.finish(.failure(.io("\(error)")))
+            }
+        }
+        thread.start()
+        var failure: XFTPClientError?
+        do {
+            try await uploadChunks(&state, key: key, source: .memory(encryption, pool))
+        } catch {
+            failure = error
+        }
+        // The thread is waited for even after a failed chunk (released from a full pool first).
+        if failure != nil { pool.cancel() }
+        switch await encryption.result() {
+        case .success(let r):
+            state.size = r.encryptedSize
+            state.digest = r.digest
+            for (i, c) in r.chunks.enumerated() { state.chunks[i].digest = c.digest }
+            state.encryptionDone = true
+            try save(state, key)
+        case .failure(.io(let why)) where failure != nil && why.hasSuffix(EncryptionRun.stopped):
+            // Stopped because a chunk failed: the plan stays for a retry.
+            break
+        case .failure(let e):
+            // The file cannot be encrypted as planned (gone, changed): a retry starts over.
+            progress.remove(key)
+            throw e
+        }
+        if let failure { throw failure }
+    }
+
+    /// Bytes of encrypted chunks an upload may hold at once (2 of 4 MB): the client's peak RSS stays within
+    /// the 64 MB target (with about 32 MB of shared code mapped) whatever the file size.
+    static let uploadMemory = 8 << 20
+
+    /// Where the bytes of the chunks to upload come from.
+    private enum ChunkSource: Sendable {
+        /// An encrypted file written before the upload (states saved by earlier versions).
+        case file(String)
+        /// The encryption running beside the upload.
+        case memory(EncryptionRun, ChunkBufferPool)
+
+        func release(_ buffer: ChunkBuffer?) {
+            if let buffer, case .memory(_, let pool) = self { pool.release(buffer) }
+        }
     }
 
     /// Creates (FNEW) and uploads (FPUT) every chunk not yet on its server, `parallelChunks` at a
     /// time (the reference agent runs a worker per server): the IDs of a created chunk are saved
     /// before its bytes go, and each uploaded chunk is saved as it completes.
-    private func uploadChunks(_ state: inout UploadState, key: String, encryption: EncryptionRun?) async throws(XFTPClientError) {
+    private func uploadChunks(_ state: inout UploadState, key: String, source: ChunkSource) async throws(XFTPClientError) {
         enum Step: Sendable {
-            case created(Int, [UInt8], [[UInt8]], [UInt8])
+            case created(Int, [UInt8], [[UInt8]], [UInt8], ChunkBuffer?)
             case uploaded(Int)
         }
         let pending = state.chunks.indices.filter { !state.chunks[$0].uploaded }
-        let encryptedPath = state.encryptedPath
         // A failed chunk stops new ones from starting; those in flight finish (and are saved), so
         // a retry does only what is left. The first error is thrown at the end.
         var failure: XFTPClientError?
         await withTaskGroup(of: Result<Step, XFTPClientError>.self) { group in
             var next = pending.makeIterator()
-            func start(_ i: Int, _ chunk: UploadState.Chunk) {
+            func start(_ i: Int, _ chunk: UploadState.Chunk, _ held: ChunkBuffer?) {
                 group.addTask {
+                    var buffer = held
                     do throws(XFTPClientError) {
-                        if chunk.senderId == nil {
-                            var c = chunk
-                            // While the file is being encrypted a chunk waits until it is written.
-                            if let encryption { c.digest = try await encryption.digest(of: i) }
-                            try await self.createChunk(&c)
-                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest))
+                        var c = chunk
+                        let body: XFTPChunkBody
+                        switch source {
+                        case .file(let path):
+                            body = .file(XFTPChunkSpec(path: path, offset: c.offset, size: c.size))
+                        case .memory(let encryption, _):
+                            if buffer == nil {
+                                // A chunk waits until the encryption has produced it.
+                                let produced = try await encryption.take(i)
+                                buffer = produced.buffer
+                                c.digest = produced.digest
+                            }
+                            guard let buffer else { throw XFTPClientError.io("chunk \(c.chunkNo) was not encrypted") }
+                            body = .memory(buffer)
                         }
-                        try await self.putChunk(chunk, encryptedPath: encryptedPath)
+                        if c.senderId == nil {
+                            try await self.createChunk(&c)
+                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest, buffer))
+                        }
+                        try await self.putChunk(c, body: body)
+                        source.release(buffer)
                         return .success(.uploaded(i))
                     } catch {
+                        source.release(buffer)
                         return .failure(error)
                     }
                 }
             }
             for _ in 0..<parallelChunks {
                 guard let i = next.next() else { break }
-                start(i, state.chunks[i])
+                start(i, state.chunks[i], nil)
             }
             while let result = await group.next() {
                 do throws(XFTPClientError) {
                     switch try result.get() {
-                    case .created(let i, let sid, let rids, let digest):
+                    case .created(let i, let sid, let rids, let digest, let buffer):
                         state.chunks[i].digest = digest
                         state.chunks[i].senderId = sid
                         state.chunks[i].recipientIds = rids
-                        try save(state, key)
+                        do throws(XFTPClientError) {
+                            try save(state, key)
+                        } catch {
+                            source.release(buffer)
+                            throw error
+                        }
                         // A created chunk is in flight: its bytes go even after another chunk failed.
-                        start(i, state.chunks[i])
+                        start(i, state.chunks[i], buffer)
                     case .uploaded(let i):
                         state.chunks[i].uploaded = true
                         try save(state, key)
-                        if failure == nil, let j = next.next() { start(j, state.chunks[j]) }
+                        if failure == nil, let j = next.next() { start(j, state.chunks[j], nil) }
                     }
                 } catch {
                     failure = failure ?? error
@@ -174,12 +253,10 @@ public struct XFTPFileTransfer: Sendable {
     /// The upload's keys and chunks before the file is encrypted: sizes and offsets are known from
     /// the file's size, digests come as the encryption writes each chunk.
     private func plan(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
-                      transferId: String, redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
+                      redirect: RedirectFileInfo?) throws(XFTPClientError) -> UploadState {
         let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
-        let encPath = (workDirectory as NSString).appendingPathComponent("up-\(transferId).enc")
         let sizes: [UInt32]
         do {
-            try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
             // A redirect is one chunk (`singleChunkSize`).
             sizes = try FileEncryption.chunkSizes(sourcePath: sourcePath, fileName: fileName, singleChunk: redirect != nil)
         } catch {
@@ -191,7 +268,7 @@ public struct XFTPFileTransfer: Sendable {
                 senderKey: AnyPrivateKey.generate(.ed25519).rawRepresentation,
                 recipientKeys: (0..<recipientCount).map { _ in AnyPrivateKey.generate(.ed25519).rawRepresentation })
         }
-        return UploadState(encryptedPath: encPath, size: sizes.reduce(Int64(0)) { $0 + Int64($1) }, digest: [], key: key, nonce: nonce,
+        return UploadState(encryptedPath: nil, size: sizes.reduce(Int64(0)) { $0 + Int64($1) }, digest: [], key: key, nonce: nonce,
                            chunks: chunks, redirectSize: redirect?.size, redirectDigest: redirect?.digest, encryptionDone: false)
     }
 
@@ -209,11 +286,10 @@ public struct XFTPFileTransfer: Sendable {
     }
 
     /// FPUT (a server acknowledges a repeated FPUT of a stored chunk).
-    private func putChunk(_ c: UploadState.Chunk, encryptedPath: String) async throws(XFTPClientError) {
+    private func putChunk(_ c: UploadState.Chunk, body: XFTPChunkBody) async throws(XFTPClientError) {
         guard let sid = c.senderId else { throw .io("chunk \(c.chunkNo) was not created") }
         let session = try await pool.session(try Self.server(c.server))
-        try await session.uploadChunk(senderKey: try Self.key(c.senderKey), senderId: sid,
-                                      chunk: XFTPChunkSpec(path: encryptedPath, offset: c.offset, size: c.size))
+        try await session.uploadChunk(senderKey: try Self.key(c.senderKey), senderId: sid, body: body)
     }
 
     static func server(_ text: String) throws(XFTPClientError) -> XFTPServerAddress {
@@ -221,9 +297,9 @@ public struct XFTPFileTransfer: Sendable {
         return s
     }
 
-    private func save<T: Encodable>(_ value: T, _ key: String) throws(XFTPClientError) {
+    private func save(_ state: UploadState, _ key: String) throws(XFTPClientError) {
         do {
-            try progress.save(key, Array(JSONEncoder().encode(value)))
+            try progress.save(key, try state.encoded())
         } catch {
             throw .io("cannot save progress: \(error)")
         }
@@ -241,8 +317,11 @@ public struct XFTPFileTransfer: Sendable {
 
     /// Downloads and decrypts the file of a recipient description into `directory`, under the
     /// (sanitized) name its header carries; returns the path. Each chunk comes from its first
-    /// replica and is acknowledged (FACK) once the file is whole. Chunks already downloaded
-    /// under the same `transferId` are not fetched again.
+    /// replica into memory and is decrypted into a partial output in the work folder as soon as
+    /// the chunks before it are in, so no chunk is written to disk encrypted; the partial output
+    /// moves to `directory` once the whole file's digest and tag verify. Chunks are acknowledged
+    /// (FACK) then. A retry with the same `transferId` continues after the chunks already
+    /// decrypted, rebuilding the stream state from the partial output.
     public func download(_ description: FileDescription, to directory: String, transferId: String,
                          acknowledge: Bool = true) async throws(XFTPClientError) -> String {
         guard description.party == .recipient else { throw .io("not a recipient description") }
@@ -254,106 +333,119 @@ public struct XFTPFileTransfer: Sendable {
         if let redirect = description.redirect {
             return try await downloadRedirect(description, redirect, to: directory, transferId: transferId, acknowledge: acknowledge)
         }
-        var done: Set<Int> = []
-        if let saved = progress.load("down-" + transferId), let s = try? JSONDecoder().decode(Set<Int>.self, from: Data(saved)) {
-            done = s
-        }
         do {
             try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
         } catch {
             throw .io("\(error)")
         }
-        let paths = description.chunks.map { (workDirectory as NSString).appendingPathComponent("down-\(transferId)-\($0.chunkNo)") }
-        let pending = zip(description.chunks, paths).filter { chunk, path in
-            !(done.contains(chunk.chunkNo) && PosixFile.size(of: path) == Int64(chunk.chunkSize))
+        for chunk in description.chunks where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
+        let key = "down-" + transferId
+        let partPath = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-part")
+        let chunks = description.chunks
+        var fedChunks = 0
+        var resumed: FileDecryptor?
+        if let saved = progress.load(key), let state = DownloadState.decode(saved), state.fedChunks > 0, state.fedChunks < chunks.count {
+            let fedBytes = chunks.prefix(state.fedChunks).reduce(Int64(0)) { $0 + Int64($1.chunkSize) }
+            resumed = try? FileDecryptor.resuming(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                                  digest: description.digest, outputPath: partPath, prefix: state.prefix, fed: fedBytes)
+            if resumed != nil { fedChunks = state.fedChunks }
         }
-        for (chunk, _) in pending where chunk.replicas.isEmpty { throw .io("chunk \(chunk.chunkNo) has no replica") }
-        // The whole encrypted file must be the one described (SHA-512): checked while decrypting,
-        // and nothing is left at the destination unless it matches and the tag verifies. Chunks are
-        // decrypted in order as soon as they are all there up to them, while later ones download.
         let decryptor: FileDecryptor
-        do {
-            decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
-                                          digest: description.digest) { header in Self.freePath(directory, header.safeFileName) }
-        } catch {
-            throw .responseError(.crypto)
-        }
-        var landed = Set(description.chunks.map(\.chunkNo)).subtracting(pending.map { $0.0.chunkNo })
-        var fedCount = 0
-        var decryptError: XFTPFileError?
-        func feedLanded() {
-            while decryptError == nil, fedCount < paths.count, landed.contains(description.chunks[fedCount].chunkNo) {
-                do throws(XFTPFileError) {
-                    try decryptor.feed(chunkPath: paths[fedCount])
-                    fedCount += 1
-                } catch {
-                    decryptError = error
-                }
+        if let resumed {
+            decryptor = resumed
+        } else {
+            PosixFile.remove(partPath)
+            do {
+                decryptor = try FileDecryptor(encryptedSize: description.size, key: description.key, nonce: description.nonce,
+                                              digest: description.digest) { _ in partPath }
+            } catch {
+                throw .responseError(.crypto)
             }
         }
-        // `parallelChunks` downloads at a time; each finished chunk is saved as it lands. A failed
-        // chunk stops new ones from starting, those in flight finish, the first error is thrown.
+        // Chunks in flight each fill a buffer of their own, within a memory budget; one that lands
+        // before the chunks ahead of it waits in its buffer, and no new one starts until a buffer is free.
+        let largest = chunks[fedChunks...].map { Int($0.chunkSize) }.max() ?? 0
+        var free = (0..<max(1, min(parallelChunks, Self.downloadMemory / max(largest, 1)))).map { _ in ChunkBuffer(capacity: largest) }
+        var landed: [Int: ChunkBuffer] = [:]
+        var nextToFeed = fedChunks
         var failure: XFTPClientError?
-        await withTaskGroup(of: Result<Int, XFTPClientError>.self) { group in
-            var next = pending.makeIterator()
-            func start(_ chunk: FileChunk, _ path: String) {
-                let replica = chunk.replicas[0]
-                group.addTask {
-                    do throws(XFTPClientError) {
-                        let session = try await self.pool.session(replica.server)
-                        try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId,
-                                                        destination: XFTPReceiveChunkSpec(path: path, size: chunk.chunkSize, digest: chunk.digest))
-                        return .success(chunk.chunkNo)
-                    } catch {
-                        return .failure(error)
+        var decryptError: XFTPFileError?
+        await withTaskGroup(of: (Int, ChunkBuffer, XFTPClientError?).self) { group in
+            var next = fedChunks
+            func startMore() {
+                while failure == nil, decryptError == nil, next < chunks.count, let buffer = free.popLast() {
+                    let i = next
+                    next += 1
+                    let chunk = chunks[i], replica = chunks[i].replicas[0]
+                    group.addTask {
+                        do throws(XFTPClientError) {
+                            let session = try await self.pool.session(replica.server)
+                            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId, into: buffer,
+                                                            size: chunk.chunkSize, digest: chunk.digest)
+                            return (i, buffer, nil)
+                        } catch {
+                            return (i, buffer, error)
+                        }
                     }
                 }
             }
-            for _ in 0..<parallelChunks {
-                guard let (c, p) = next.next() else { break }
-                start(c, p)
-            }
-            while let result = await group.next() {
-                do throws(XFTPClientError) {
-                    let chunkNo = try result.get()
-                    done.insert(chunkNo)
-                    landed.insert(chunkNo)
-                    try save(done, "down-" + transferId)
-                    if failure == nil, let (c, p) = next.next() { start(c, p) }
-                    feedLanded()
-                } catch {
+            startMore()
+            while let (i, buffer, error) = await group.next() {
+                if let error {
                     failure = failure ?? error
+                    free.append(buffer)
+                    continue
                 }
+                landed[i] = buffer
+                // Chunks that landed are decrypted even after another failed: a retry skips them.
+                while decryptError == nil, let ready = landed.removeValue(forKey: nextToFeed) {
+                    do throws(XFTPFileError) {
+                        try decryptor.feed(inPlace: UnsafeMutableRawBufferPointer(rebasing: ready.memory[0..<ready.count]))
+                        nextToFeed += 1
+                    } catch {
+                        decryptError = error
+                    }
+                    free.append(ready)
+                    guard decryptError == nil, nextToFeed < chunks.count else { continue }
+                    do {
+                        try progress.save(key, try DownloadState(fedChunks: nextToFeed, prefix: decryptor.prefix).encoded())
+                    } catch {
+                        failure = failure ?? .io("cannot save progress: \(error)")
+                    }
+                }
+                startMore()
             }
         }
-        if let failure {
-            decryptor.abort()
-            throw failure
-        }
-        feedLanded()
+        // A network failure keeps the partial output and the saved state for a retry; a file that
+        // does not decrypt, or whose digest or tag is wrong, is dropped with them.
+        if decryptError == nil, let failure { throw failure }
         let result: String
         do throws(XFTPFileError) {
             if let decryptError { throw decryptError }
-            result = try decryptor.finish().path
-        } catch .digest {
-            paths.forEach { PosixFile.remove($0) }
-            progress.remove("down-" + transferId)
-            throw .responseError(.digest)
+            let (header, _) = try decryptor.finish()
+            result = try Self.moveIntoPlace(partPath, directory: directory, name: header.safeFileName)
         } catch {
             decryptor.abort()
+            progress.remove(key)
+            if case .digest = error { throw .responseError(.digest) }
+            if case .io(let why) = error { throw .io(why) }
             throw .responseError(.crypto)
         }
         if acknowledge {
-            for chunk in description.chunks {
+            for chunk in chunks {
                 guard let replica = chunk.replicas.first else { continue }
                 let session = try await pool.session(replica.server)
                 try await session.ackChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId)
             }
         }
-        paths.forEach { PosixFile.remove($0) }
-        progress.remove("down-" + transferId)
+        // Chunk files of downloads begun by versions that kept them.
+        for chunk in chunks { PosixFile.remove((workDirectory as NSString).appendingPathComponent("down-\(transferId)-\(chunk.chunkNo)")) }
+        progress.remove(key)
         return result
     }
+
+    /// Bytes of downloaded chunks held at once (2 of 4 MB), for the client's 64 MB peak RSS.
+    static let downloadMemory = 8 << 20
 
     /// The redirect's file is the real description: it must parse as a recipient description of
     /// exactly the size and digest the redirect named (`REDIRECT "size mismatch"`...), then that file
@@ -377,18 +469,6 @@ public struct XFTPFileTransfer: Sendable {
         guard next.digest == redirect.digest else { throw .redirect("digest mismatch") }
         guard next.redirect == nil else { throw .redirect("redirect to a redirect") }
         return try await download(next, to: directory, transferId: transferId, acknowledge: acknowledge)
-    }
-
-    /// `name` in `directory`, with `_1`, `_2`... before the extension when it is taken.
-    static func freePath(_ directory: String, _ name: String) -> String {
-        let base = (name as NSString).deletingPathExtension, ext = (name as NSString).pathExtension
-        var candidate = (directory as NSString).appendingPathComponent(name)
-        var n = 1
-        while PosixFile.exists(candidate) {
-            candidate = (directory as NSString).appendingPathComponent(ext.isEmpty ? "\(base)_\(n)" : "\(base)_\(n).\(ext)")
-            n += 1
-        }
-        return candidate
     }
 
     // MARK: deletion
@@ -420,7 +500,9 @@ struct UploadState: Codable {
         var uploaded = false
     }
 
-    var encryptedPath: String
+    /// The encrypted file of states saved by versions that wrote one (nil: chunks are encrypted
+    /// into memory, again on a retry).
+    var encryptedPath: String?
     var size: Int64
     var digest: [UInt8]
     var key: [UInt8]
@@ -429,8 +511,8 @@ struct UploadState: Codable {
     /// Size and digest of the file a redirect's description describes (nil for an ordinary file).
     var redirectSize: Int64?
     var redirectDigest: [UInt8]?
-    /// False while the file is being encrypted (such a state is not resumed: the upload starts
-    /// over); absent in states saved before encryption and upload overlapped (they were complete).
+    /// With an encrypted file: false while it was being written (such a state is not resumed);
+    /// absent in states saved before encryption and upload overlapped (they were complete).
     var encryptionDone: Bool?
 
     /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
@@ -459,21 +541,25 @@ struct UploadState: Codable {
     }
 }
 
-/// The encryption of an upload running on its own thread: each chunk's digest as it is written,
-/// then the whole result. Waiters are resumed when their chunk is written or the run fails.
+/// The encryption of an upload running on its own thread: each chunk's digest and memory as it
+/// is produced, then the whole result. Waiters are resumed when their chunk is produced or the run fails.
 final class EncryptionRun: @unchecked Sendable {
+    typealias Chunk = (digest: [UInt8], buffer: ChunkBuffer?)
+    /// The error of an encryption released by a cancelled pool (the upload's own error is thrown).
+    static let stopped = "upload stopped"
     private let lock = NSLock()
-    private var digests: [Int: [UInt8]] = [:]
+    private var chunks: [Int: Chunk] = [:]
     private var outcome: Result<FileEncryption.EncryptedFile, XFTPClientError>?
-    private var chunkWaiters: [Int: [CheckedContinuation<Result<[UInt8], XFTPClientError>, Never>]] = [:]
+    private var chunkWaiters: [Int: [CheckedContinuation<Result<Chunk, XFTPClientError>, Never>]] = [:]
     private var endWaiters: [CheckedContinuation<Result<FileEncryption.EncryptedFile, XFTPClientError>, Never>] = []
 
-    func chunk(_ i: Int, _ digest: [UInt8]) {
+    func chunk(_ i: Int, _ digest: [UInt8], _ buffer: ChunkBuffer?) {
         lock.lock()
-        digests[i] = digest
         let waiters = chunkWaiters.removeValue(forKey: i) ?? []
+        if waiters.isEmpty { chunks[i] = (digest, buffer) }
         lock.unlock()
-        for w in waiters { w.resume(returning: .success(digest)) }
+        // One task uploads a chunk, so at most one waits for it.
+        waiters.first?.resume(returning: .success((digest, buffer)))
     }
 
     func finish(_ r: Result<FileEncryption.EncryptedFile, XFTPClientError>) {
@@ -483,28 +569,22 @@ final class EncryptionRun: @unchecked Sendable {
         chunkWaiters = [:]
         let endWs = endWaiters
         endWaiters = []
-        let ds = digests
         lock.unlock()
         for (i, ws) in chunkWs {
-            let v: Result<[UInt8], XFTPClientError>
-            if let d = ds[i] {
-                v = .success(d)
-            } else if case .failure(let e) = r {
-                v = .failure(e)
-            } else {
-                v = .failure(.io("chunk \(i + 1) was not written"))
-            }
-            for w in ws { w.resume(returning: v) }
+            let e: XFTPClientError
+            if case .failure(let f) = r { e = f } else { e = .io("chunk \(i + 1) was not written") }
+            for w in ws { w.resume(returning: .failure(e)) }
         }
         for w in endWs { w.resume(returning: r) }
     }
 
-    func digest(of i: Int) async throws(XFTPClientError) -> [UInt8] {
-        let r: Result<[UInt8], XFTPClientError> = await withCheckedContinuation { c in
+    /// Chunk `i`'s digest and memory, once produced; handed over once.
+    func take(_ i: Int) async throws(XFTPClientError) -> Chunk {
+        let r: Result<Chunk, XFTPClientError> = await withCheckedContinuation { c in
             lock.lock()
-            if let d = digests[i] {
+            if let chunk = chunks.removeValue(forKey: i) {
                 lock.unlock()
-                c.resume(returning: .success(d))
+                c.resume(returning: .success(chunk))
             } else if let outcome {
                 lock.unlock()
                 if case .failure(let e) = outcome { c.resume(returning: .failure(e)) } else { c.resume(returning: .failure(.io("chunk \(i + 1) was not written"))) }

@@ -81,6 +81,15 @@ public final class HTTP2StreamReader: @unchecked Sendable {
         return buffer.readBytes(length: n) ?? []
     }
 
+    /// The next piece of the body as a slice of what was received (no copy), at most `max` bytes;
+    /// nil when the body ended.
+    public func nextSlice(max: Int) async throws -> ByteBuffer? {
+        while buffer.readableBytes == 0 {
+            guard try await pull() else { return nil }
+        }
+        return buffer.readSlice(length: min(max, buffer.readableBytes))
+    }
+
     /// `n` bytes, or fewer only when the body ended first (the reference's `bodyHead`).
     public func read(upTo n: Int) async throws -> [UInt8] {
         while buffer.readableBytes < n {

@@ -22,6 +22,13 @@ public struct HTTP2StreamWriter: Sendable {
         try await outbound.write(.data(.init(data: .byteBuffer(b), endStream: endStream)))
     }
 
+    /// A body piece copied from memory the caller keeps (one copy, into the frame's buffer).
+    public func data(_ bytes: UnsafeRawBufferPointer, endStream: Bool = false) async throws {
+        var b = ByteBufferAllocator().buffer(capacity: bytes.count)
+        b.writeBytes(bytes)
+        try await outbound.write(.data(.init(data: .byteBuffer(b), endStream: endStream)))
+    }
+
     /// Ends the message with an empty DATA frame.
     public func end() async throws { try await data([], endStream: true) }
 

@@ -63,6 +63,13 @@ extension ChatView {
             }
             return line
         case .cmdOk: return "ok"
+        case .networkConfig(let cfg):
+            guard case .object(let o) = cfg else { return "network config: \(cfg)" }
+            func text(_ k: String) -> String {
+                if case .string(let v)? = o[k] { return v }
+                return "?"
+            }
+            return "private message routing: \(text("smpProxyMode")), fallback to direct: \(text("smpProxyFallback"))"
         case .contactsList(_, let contacts):
             if contacts.isEmpty { return "no contacts" }
             return contacts.map { contactLine($0) }.joined(separator: "\n")

@@ -3,6 +3,7 @@ import ChatCore
 import Foundation
 import NIOCore
 import NIOPosix
+import SMPClient
 import SMPServer
 import SMPTransport
 
@@ -40,6 +41,13 @@ struct SimplexChatCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("socks-proxy"), help: "Use SOCKS5 proxy at ipv4:port or :port (not available yet: refused).")
     var socksProxy: String?
+
+    @Option(name: .customLong("smp-proxy"), help: "Use private message routing: always, unknown (default), unprotected, never.")
+    var smpProxy: String?
+
+    @Option(name: .customLong("smp-proxy-fallback"),
+            help: "Allow downgrade and connect directly: no, [when IP address is] protected (default), yes.")
+    var smpProxyFallback: String?
 
     @Option(name: [.short, .customLong("execute")], help: "Run one command, print the answer and exit.")
     var execute: String?
@@ -122,6 +130,8 @@ struct SimplexChatCommand: AsyncParsableCommand {
         if createBotClientService {
             throw ValidationError("--create-bot-client-service: client service certificates are not supported yet.")
         }
+        if let m = smpProxy, SMPProxyMode(rawValue: m) == nil { throw ValidationError("--smp-proxy: always, unknown, unprotected or never") }
+        if let f = smpProxyFallback, SMPProxyFallback(rawValue: f) == nil { throw ValidationError("--smp-proxy-fallback: no, protected or yes") }
         if autoAcceptFiles < 0 { throw ValidationError("--auto-accept-files takes a size in bytes (0 or more)") }
         if chatServerPort != nil && !WebSocketAccess.isLoopback(chatServerHost) && chatServerToken == nil && chatServerTokenFile == nil {
             throw ValidationError(
@@ -138,6 +148,10 @@ struct SimplexChatCommand: AsyncParsableCommand {
 
         var config = ChatController.Config()
         config.defaultSMPServers = server.flatMap { $0.split(separator: " ").map(String.init) }
+        // simplex-chat's terminal client: private routing for unknown relays, direct only when
+        // the IP address is protected (Terminal.hs netCfg), unless the options say otherwise.
+        config.smpProxyMode = smpProxy.flatMap(SMPProxyMode.init(rawValue:)) ?? .unknown
+        config.smpProxyFallback = smpProxyFallback.flatMap(SMPProxyFallback.init(rawValue:)) ?? .allowProtected
         var relay: EmbeddedRelay?
         if config.defaultSMPServers.isEmpty {
             do {

@@ -405,6 +405,7 @@ enum RTSamples {
         withUser("forwardPlan", #""itemsCount":1,"chatItemIds":[10]"#),
         obj("cmdOk", #""user_":\#(user)"#),
         obj("cmdOk"),
+        obj("networkConfig", #""networkConfig":{"socksMode":"always","hostMode":"onionViaSocks","requiredHostMode":false,"sessionMode":"session","smpProxyMode":"unknown","smpProxyFallback":"allowProtected","smpWebPortServers":"preset","tcpConnectTimeout":{"backgroundTimeout":45000000,"interactiveTimeout":15000000},"tcpTimeout":{"backgroundTimeout":30000000,"interactiveTimeout":10000000},"tcpTimeoutPerKb":5000,"rcvConcurrency":8,"tcpKeepAlive":{"keepIdle":30,"keepIntvl":15,"keepCnt":4},"smpPingInterval":600000000,"smpPingCount":3,"logTLSErrors":false}"#),
         withUser("contactsList", #""contacts":[\#(contact)]"#),
         withUser("userContactLink", #""contactLink":\#(plainAddress)"#),
         withUser("userContactLinkUpdated", #""contactLink":\#(address)"#),
@@ -818,6 +819,7 @@ enum CaseNames {
         case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .forwardPlan: "forwardPlan"
         case .cmdOk: "cmdOk"
+        case .networkConfig: "networkConfig"
         case .contactsList: "contactsList"
         case .userContactLink: "userContactLink"
         case .userContactLinkUpdated: "userContactLinkUpdated"

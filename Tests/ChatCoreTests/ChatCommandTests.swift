@@ -116,6 +116,24 @@ import Testing
         Case("/_servers 1", .apiGetUserServers(userId: 1)),
         Case(#"/_servers 1 [{"smpServers":[],"xftpServers":[]}]"#,
              .apiSetUserServers(userId: 1, servers: .array([.object(["smpServers": .array([]), "xftpServers": .array([])])]))),
+        Case(#"/_network {"smpProxyMode":"always","smpProxyFallback":"allow"}"#,
+             .apiSetNetworkConfig(config: .object(["smpProxyMode": .string("always"), "smpProxyFallback": .string("allow")]))),
+        Case("/network", .apiGetNetworkConfig),
+        Case("/network socks=off smp-proxy=always smp-proxy-fallback=no timeout=20", .setNetworkConfig({
+            var c = SimpleNetCfg()
+            c.smpProxyMode = .always
+            c.smpProxyFallback = .prohibit
+            c.tcpTimeout = 20
+            return c
+        }())),
+        Case("/network socks=off host-mode=onion required-host-mode smp-web-port log=on", .setNetworkConfig({
+            var c = SimpleNetCfg()
+            c.hostMode = "onionViaSocks"
+            c.requiredHostMode = true
+            c.smpWebPortServers = "all"
+            c.logTLSErrors = true
+            return c
+        }())),
         Case("/_stop   ", .apiStopChat),
         Case("/_contacts 1\n", .apiListContacts(userId: 1)),
         Case(#"/_group 1 {"displayName":"team","fullName":""}"#, .apiNewGroup(userId: 1, incognito: false, groupProfile: GroupProfile(displayName: "team"))),

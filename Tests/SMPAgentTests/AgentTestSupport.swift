@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import SimplexFoundation
 import SMPClient
+import SMPProtocol
 import SMPServer
 import SMPTransport
 import XCTest
@@ -25,20 +26,32 @@ final class LocalRelay: @unchecked Sendable {
     let dataDirectory: String
     private(set) var server: SMPRelayServer?
     private(set) var port = 0
+    /// Loopback address to listen on (any 127.x.y.z on Linux): relays with different hosts.
+    let host: String
+    /// SMP versions the relay speaks (older ranges: a relay without private routing).
+    var versions: SMPVersionRange = SMPVersion.supported
+    /// Whether the relay serves as a proxy (`allow_smp_proxy`).
+    var allowSMPProxy = true
 
-    init(dataDirectory: String) throws {
-        credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
+    init(dataDirectory: String, host: String = "127.0.0.1") throws {
+        credentials = try ServerCredentials.generate(commonName: host)
         self.dataDirectory = dataDirectory
+        self.host = host
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
     }
 
-    var address: SMPServerAddress { get throws { try SMPServerAddress(keyHash: credentials.keyHash, hosts: ["127.0.0.1"], port: port) } }
+    var address: SMPServerAddress { get throws { try SMPServerAddress(keyHash: credentials.keyHash, hosts: [host], port: port) } }
+
+    /// Private routing totals of the relay (forwardedIn: commands it executed for a proxy).
+    var proxyStatistics: (forwardedIn: Int, proxySessions: Int, proxyForwards: Int) { server?.proxyStatistics ?? (0, 0, 0) }
 
     func start() async throws {
         var config = SMPServerConfig()
         config.port = port
-        config.bindAddress = "127.0.0.1"
-        config.host = "127.0.0.1"
+        config.bindAddress = host
+        config.host = host
+        config.versions = versions
+        config.allowSMPProxy = allowSMPProxy
         let s = try await SMPRelayServer.start(config: config, credentials: credentials, dataDirectory: dataDirectory, group: AgentTestGroup.shared)
         port = s.port
         server = s
@@ -180,4 +193,13 @@ func receive(_ agent: TestAgent, _ connId: String, _ text: String, receipt: [UIn
     }
     try await agent.agent.ackMessage(connId: connId, msgId: meta.agentMsgId, receipt: receipt)
     return meta
+}
+
+/// The link without the KEM key of its e2e params (what simplexmq returns beside a PQ
+/// invitation's short link).
+func withoutKEM(_ link: ConnectionRequestURI) -> ConnectionRequestURI {
+    guard let p = link.e2eParams else { return link }
+    return try! ConnectionRequestURI(mode: link.mode, scheme: link.scheme, agentVersions: link.agentVersions, queues: link.queues,
+                                e2eParams: E2ERatchetParamsURI(versions: p.versions, key1: p.key1, key2: p.key2, kem: nil),
+                                clientData: link.clientData)
 }

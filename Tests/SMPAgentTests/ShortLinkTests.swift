@@ -98,7 +98,10 @@ final class ShortLinkTests: XCTestCase {
         let parsed = try ShortLink(parsing: shortLink.uriString)
 
         let (full, data) = try await bob.agent.getConnShortLink(parsed)
-        XCTAssertEqual(full, created.link)
+        // PQ is on: the link data has the KEM key, the full link returned to Alice does not.
+        XCTAssertNotNil(full.e2eParams?.kem)
+        XCTAssertNil(created.link.e2eParams?.kem)
+        XCTAssertEqual(withoutKEM(full), created.link)
         XCTAssertEqual(data, Array("inv data".utf8))
         let (fullAgain, _) = try await bob.agent.getConnShortLink(parsed)
         XCTAssertEqual(fullAgain, full)
@@ -128,6 +131,132 @@ final class ShortLinkTests: XCTestCase {
             XCTAssertEqual(e, .connection(.notAvailable, "the invitation was already used"))
         }
         for x in [alice, bob, eve] { await x.stop() }
+        await relay.stop()
+    }
+
+    /// simplexmq `newRcvConnSrv`/`connReqWithShortLink`: a PQ invitation with a short link puts
+    /// the KEM key in the link data and leaves it out of the full link it returns (IKPQOn); with
+    /// PQ off neither has it; with the key asked for in links (IKUsePQ) both have it. Joining by
+    /// the short link (KEM accepted in the confirmation) and by the full link (KEM proposed in
+    /// the confirmation) both end with PQ encryption.
+    func testPQInvitationShortLinkLeavesKEMOutOfTheFullLink() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        var kemConfig = config
+        kemConfig.pqInInvitation = true
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let carol = try await TestAgent("carol", dir: dir, config: kemConfig)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+
+        func joinAndConnect(_ owner: TestAgent, _ connId: String, _ link: ConnectionRequestURI) async throws -> (Bool, Bool) {
+            let bobConn = try await bob.agent.joinConnection(link: link, connInfo: Array("bob".utf8))
+            let confId = try await owner.waitFor("CONF") { e -> String? in
+                if e.connId == connId, case .conf(let id, _) = e.kind { return id }
+                return nil
+            }
+            try await owner.agent.allowConnection(connId: connId, confirmationId: confId, connInfo: Array("owner".utf8))
+            try await owner.waitCON(connId)
+            try await bob.waitCON(bobConn)
+            _ = try await owner.agent.sendMessage(connId: connId, body: Array("pq?".utf8))
+            try await receive(bob, bobConn, "pq?")
+            return (try await owner.agent.connection(connId).pqEncryption, try await bob.agent.connection(bobConn).pqEncryption)
+        }
+
+        // PQ on (the default): KEM only in the link data.
+        let pqInv = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("a".utf8))
+        XCTAssertNil(pqInv.link.e2eParams?.kem, "the returned full link leaves the KEM key out")
+        let (resolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(pqInv.shortLink))
+        XCTAssertNotNil(resolved.e2eParams?.kem, "the link data carries it")
+        XCTAssertEqual(withoutKEM(resolved), pqInv.link)
+        let storedLink = try await alice.agent.connection(pqInv.connId)
+        XCTAssertEqual(storedLink.mode, .invitation)
+        var (ownerPQ, bobPQ) = try await joinAndConnect(alice, pqInv.connId, resolved)
+        XCTAssertTrue(ownerPQ && bobPQ, "joined by the short link with the KEM accepted")
+
+        // The full link without the KEM key also connects with PQ (proposed by the joiner).
+        let pqInv2 = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("a2".utf8))
+        (ownerPQ, bobPQ) = try await joinAndConnect(alice, pqInv2.connId, pqInv2.link)
+        XCTAssertTrue(ownerPQ && bobPQ, "joined by the full link, PQ proposed in the confirmation")
+
+        // PQ off: no KEM key anywhere.
+        let classic = try await alice.agent.createConnection(mode: .invitation, userLinkData: Array("c".utf8), pqSupport: false)
+        XCTAssertNil(classic.link.e2eParams?.kem)
+        let (classicResolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(classic.shortLink))
+        XCTAssertNil(classicResolved.e2eParams?.kem)
+        XCTAssertEqual(classicResolved, classic.link)
+
+        // KEM asked for in links (IKUsePQ): in both.
+        let kemInv = try await carol.agent.createConnection(mode: .invitation, userLinkData: Array("k".utf8))
+        XCTAssertNotNil(kemInv.link.e2eParams?.kem)
+        let (kemResolved, _) = try await bob.agent.getConnShortLink(try XCTUnwrap(kemInv.shortLink))
+        XCTAssertEqual(kemResolved, kemInv.link)
+        for x in [alice, carol, bob] { await x.stop() }
+        await relay.stop()
+    }
+
+    /// simplexmq `prepareConnectionLink`/`createConnectionForLink` and `setConnShortLink` with
+    /// `UserContactData`: the caller's root key and `linkEntityId` go into the signed fixed data,
+    /// owners (authorized by the root key, then by an owner) and relays into the user data; a
+    /// resolver verifies the chain and sees them. An owner chain that does not verify makes the
+    /// link unusable (`LINK linkData`), as the reference's `validateLinkOwners`.
+    func testContactLinkWithEntityIdOwnersAndRelays() async throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try LocalRelay(dataDirectory: dir + "/relay")
+        try await relay.start()
+        let config = testAgentConfig([try relay.address])
+        let alice = try await TestAgent("alice", dir: dir, config: config)
+        let bob = try await TestAgent("bob", dir: dir, config: config)
+
+        let root = Ed25519PrivateKey()
+        let entityId = CryptoHash.sha256(root.publicKey.x509Encoded)
+        let owner1 = Ed25519PrivateKey(), owner2 = Ed25519PrivateKey()
+        let o1 = try LinkOwnerAuth(ownerId: Array("owner-1".utf8), ownerKey: owner1.publicKey, signedBy: root)
+        let o2 = try LinkOwnerAuth(ownerId: Array("owner-2".utf8), ownerKey: owner2.publicKey, signedBy: owner1)
+        let relayLink = ShortLink(contact: try relay.address, type: .relay, linkKey: [UInt8](repeating: 7, count: 32))
+        let data = UserContactData(direct: false, owners: [o1, o2], relays: [relayLink], userData: Array("channel".utf8))
+        let created = try await alice.agent.createContactLink(contactData: data, rootKey: root, linkEntityId: entityId)
+        let sl = try XCTUnwrap(created.shortLink)
+
+        let contents = try await bob.agent.getConnShortLinkContents(sl)
+        XCTAssertEqual(contents.fixedData.rootKey, root.publicKey)
+        XCTAssertEqual(contents.fixedData.linkEntityId, entityId)
+        XCTAssertEqual(contents.fixedData.connReq, created.link)
+        guard case .contact(_, let ucd) = contents.linkData else { return XCTFail("contact data expected") }
+        XCTAssertEqual(ucd, data)
+
+        // Updated with one owner less and the relay gone; the link and its fixed data stay.
+        let data2 = UserContactData(direct: true, owners: [o1], relays: [], userData: Array("channel v2".utf8))
+        let same = try await alice.agent.setConnShortLink(connId: created.connId, contactData: data2)
+        XCTAssertEqual(same, sl)
+        let contents2 = try await bob.agent.getConnShortLinkContents(sl)
+        XCTAssertEqual(contents2.fixedData.linkEntityId, entityId)
+        guard case .contact(_, let ucd2) = contents2.linkData else { return XCTFail("contact data expected") }
+        XCTAssertEqual(ucd2, data2)
+
+        // An owner not authorized by the root key or an earlier owner: the link does not verify.
+        let stranger = Ed25519PrivateKey()
+        let forged = try LinkOwnerAuth(ownerId: Array("forged".utf8), ownerKey: Ed25519PrivateKey().publicKey, signedBy: stranger)
+        _ = try await alice.agent.setConnShortLink(connId: created.connId, contactData: UserContactData(owners: [forged], userData: []))
+        do {
+            _ = try await bob.agent.getConnShortLinkContents(sl)
+            XCTFail("a forged owner must not verify")
+        } catch let e {
+            guard case .link(.linkData(let why)) = e else { return XCTFail("\(e)") }
+            XCTAssertTrue(why.contains("invalid authorization"), why)
+        }
+        // Contact data cannot be given to an invitation.
+        let inv = try await alice.agent.createConnection(mode: .invitation, userLinkData: [])
+        do {
+            _ = try await alice.agent.setConnShortLink(connId: inv.connId, contactData: data)
+            XCTFail("contact data for an invitation must be refused")
+        } catch let e {
+            guard case .command(.prohibited, _) = e else { return XCTFail("\(e)") }
+        }
+        for x in [alice, bob] { await x.stop() }
         await relay.stop()
     }
 

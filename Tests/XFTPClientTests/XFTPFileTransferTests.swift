@@ -81,6 +81,66 @@ final class XFTPFileTransferTests: XCTestCase {
         await b.stop()
     }
 
+    /// No encrypted copy is kept: a retry encrypts the file again, and a file changed since its
+    /// chunks were created makes the upload start over rather than send a mix of both versions.
+    func testUploadRetryAfterTheSourceChangedStartsOver() async throws {
+        let a = try await XFTPTestServer(dir: dir + "/a")
+        let b = try await XFTPTestServer(dir: dir + "/b")
+        let src = dir + "/notes.txt"
+        try writeRandom(src, 300_000)
+        await b.pause()
+        let up = try transfer(a, "up")
+        do {
+            _ = try await up.upload(sourcePath: src, fileName: "notes.txt", servers: [a.address, b.address], recipientCount: 1, transferId: "r")
+            XCTFail("uploaded to a server that is down")
+        } catch {}
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: dir + "/work-up")) ?? [], [], "no encrypted copy of the file")
+        try writeRandom(src, 300_000)
+        try await b.resume()
+        await XFTPAssertThrows(.io("file IO error: the file changed since its upload started")) {
+            _ = try await up.upload(sourcePath: src, fileName: "notes.txt", servers: [a.address, b.address], recipientCount: 1, transferId: "r")
+        }
+        // The saved state was dropped with that error: the next try is a new upload of the new file.
+        let result = try await up.upload(sourcePath: src, fileName: "notes.txt", servers: [a.address, b.address], recipientCount: 1, transferId: "r")
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let path = try await transfer(a, "down").download(result.recipients[0], to: out, transferId: "d")
+        XCTAssertEqual(try sha(path), try sha(src))
+        await a.stop()
+        await b.stop()
+    }
+
+    /// The saved upload state round-trips in its binary form, and a JSON state of an earlier
+    /// version is still read (with its encrypted file); both report the same progress.
+    func testUploadStateEncodings() throws {
+        let chunk = UploadState.Chunk(chunkNo: 1, offset: 0, size: 65_536, digest: Array(repeating: 1, count: 32), server: "xftp://a@b:1",
+                                      senderKey: Array(repeating: 2, count: 32), recipientKeys: [Array(repeating: 3, count: 32)],
+                                      senderId: Array(repeating: 4, count: 24), recipientIds: [Array(repeating: 5, count: 24)], uploaded: true)
+        var second = chunk
+        second.chunkNo = 2
+        second.offset = 65_536
+        second.senderId = nil
+        second.recipientIds = nil
+        second.uploaded = false
+        let state = UploadState(encryptedPath: nil, size: 131_072, digest: Array(repeating: 6, count: 64), key: Array(repeating: 7, count: 32),
+                                nonce: Array(repeating: 8, count: 24), chunks: [chunk, second], redirectSize: 10, redirectDigest: [9],
+                                encryptionDone: nil)
+        let binary = try state.encoded()
+        let back = try XCTUnwrap(UploadState.decode(binary))
+        XCTAssertEqual(try back.encoded(), binary)
+        XCTAssertEqual(back.chunks[1].server, "xftp://a@b:1")
+        XCTAssertNil(back.chunks[1].senderId)
+        XCTAssertEqual(XFTPUploadProgress.summary(binary)?.sent, 65_536)
+        XCTAssertEqual(XFTPUploadProgress.summary(binary)?.total, 131_072)
+        var legacy = state
+        legacy.encryptedPath = "/tmp/up-x.enc"
+        legacy.encryptionDone = true
+        let json = Array(try JSONEncoder().encode(legacy))
+        XCTAssertEqual(UploadState.decode(json)?.encryptedPath, "/tmp/up-x.enc")
+        XCTAssertEqual(XFTPUploadProgress.summary(json)?.sent, 65_536)
+        XCTAssertNil(UploadState.decode(Array(binary.dropLast())), "a truncated state is not resumed")
+    }
+
     /// A download that fails midway keeps its chunks; the retry fetches only the missing ones.
     func testDownloadResumes() async throws {
         let a = try await XFTPTestServer(dir: dir + "/a")
@@ -96,6 +156,8 @@ final class XFTPFileTransferTests: XCTestCase {
             _ = try await down.download(result.recipients[0], to: out, transferId: "d", acknowledge: false)
             XCTFail("downloaded from a server that is down")
         } catch {}
+        // What landed is decrypted into the partial output at once: no chunk waits on disk encrypted.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/work-down"), ["down-d-part"])
         await a.pause()
         try await b.resume()
         let path = try await down.download(result.recipients[0], to: out, transferId: "d", acknowledge: false)

@@ -128,6 +128,51 @@ final class FileEncryptionTests: XCTestCase {
         }
     }
 
+    /// A download interrupted after some chunks continues from its partial output: the stream
+    /// state is rebuilt from the plaintext written so far (bytes written past the saved point are
+    /// cut), and the file verifies; a wrong saved prefix does not.
+    func testDecryptorResumesFromPartialOutput() throws {
+        let src = dir + "/r-src"
+        let content = SecureRandom.bytes(300_000)
+        FileManager.default.createFile(atPath: src, contents: Data(content))
+        let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+        let enc = dir + "/r-enc"
+        let r = try FileEncryption.encrypt(sourcePath: src, fileName: "r.bin", key: key, nonce: nonce, encryptedPath: enc)
+        let encBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: enc)))
+        let cut = 100_000
+        for wrongPrefix in [false, true] {
+            let out = dir + "/r-out-\(wrongPrefix)"
+            let first = try FileDecryptor(encryptedSize: r.encryptedSize, key: key, nonce: nonce, digest: r.digest) { _ in out }
+            var head = Array(encBytes[0..<cut])
+            head.withUnsafeMutableBytes { try? first.feed(inPlace: $0) }
+            XCTAssertEqual(first.fed, Int64(cut))
+            var prefix = first.prefix
+            XCTAssertGreaterThan(prefix.count, FileEncryption.lengthSize)
+            // A crash while the next piece was being written leaves extra bytes behind.
+            let h = try PosixFile(path: out, mode: .append)
+            try h.write([1, 2, 3])
+            if wrongPrefix { prefix[prefix.count - 1] ^= 1 }
+            let resumed: FileDecryptor
+            do {
+                resumed = try FileDecryptor.resuming(encryptedSize: r.encryptedSize, key: key, nonce: nonce, digest: r.digest, outputPath: out,
+                                                     prefix: prefix, fed: Int64(cut))
+            } catch {
+                XCTAssertTrue(wrongPrefix, "resuming failed: \(error)")
+                continue
+            }
+            var rest = Array(encBytes[cut...])
+            try rest.withUnsafeMutableBytes { try resumed.feed(inPlace: $0) }
+            if wrongPrefix {
+                XCTAssertThrowsError(try resumed.finish())
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+            } else {
+                let (hdr, path) = try resumed.finish()
+                XCTAssertEqual(hdr.fileName, "r.bin")
+                XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), content)
+            }
+        }
+    }
+
     func testHostileFileNames() {
         XCTAssertEqual(FileHeader(fileName: "../../etc/passwd").safeFileName, "passwd")
         XCTAssertEqual(FileHeader(fileName: "..").safeFileName, "file")

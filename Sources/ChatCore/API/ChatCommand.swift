@@ -211,6 +211,12 @@ public enum ChatCommand: Sendable, Hashable {
     case apiGetUserServers(userId: Int64)
     /// `/_servers <userId> <json([UpdatedUserOperatorServers])>`, passed on as JSON.
     case apiSetUserServers(userId: Int64, servers: JSONValue)
+    /// `/_network <json>` (APISetNetworkConfig): simplexmq's NetworkConfig as JSON.
+    case apiSetNetworkConfig(config: JSONValue)
+    /// `/network` (APIGetNetworkConfig).
+    case apiGetNetworkConfig
+    /// `/network socks=off ...` (SetNetworkConfig).
+    case setNetworkConfig(SimpleNetCfg)
 }
 
 /// Which page of a chat's items to load (simplex-chat `ChatPagination`).
@@ -443,6 +449,9 @@ extension ChatCommand {
         case .testProtoServer(let server): return "/smp test \(server)"
         case .apiGetUserServers(let id): return "/_servers \(id)"
         case .apiSetUserServers(let id, let s): return "/_servers \(id) " + json(s)
+        case .apiSetNetworkConfig(let c): return "/_network " + json(c)
+        case .apiGetNetworkConfig: return "/network"
+        case .setNetworkConfig(let c): return "/network " + c.commandString
         }
     }
 }

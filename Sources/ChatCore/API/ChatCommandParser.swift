@@ -718,6 +718,14 @@ enum CommandSyntax {
             try s.expect(" ")
             return .apiDeleteMemberChatItem(groupId: g, chatItemIds: try s.idList())
         },
+        Entry(name: "/_network", prefixes: ["/_network "]) { s throws(CommandSyntaxError) in
+            .apiSetNetworkConfig(config: try s.json(JSONValue.self, "network config"))
+        },
+        Entry(name: "/network", prefixes: ["/network"]) { s throws(CommandSyntaxError) in
+            if s.atEnd { return .apiGetNetworkConfig }
+            try s.expect(" ")
+            return .setNetworkConfig(try SimpleNetCfg.parse(&s))
+        },
         Entry(name: "/_servers", prefixes: ["/_servers "]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("user ID")
             if s.atEnd { return .apiGetUserServers(userId: id) }

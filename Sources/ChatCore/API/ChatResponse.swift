@@ -20,6 +20,8 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member_: GroupMember?)
     case forwardPlan(user: User, itemsCount: Int, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
     case cmdOk(user_: User?)
+    /// CRNetworkConfig: simplexmq's NetworkConfig as JSON (`/network`).
+    case networkConfig(networkConfig: JSONValue)
     case contactsList(user: User, contacts: [Contact])
     case userContactLink(user: User, contactLink: UserContactLink)
     case userContactLinkUpdated(user: User, contactLink: UserContactLink)
@@ -110,6 +112,7 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             self = try .groupChatItemsDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), chatItemIDs: c.v("chatItemIDs"), byUser: c.v("byUser"), member_: c.opt("member_"))
         case "forwardPlan": self = try .forwardPlan(user: c.v("user"), itemsCount: c.v("itemsCount"), chatItemIds: c.v("chatItemIds"), forwardConfirmation: c.opt("forwardConfirmation"))
         case "cmdOk": self = try .cmdOk(user_: c.opt("user_"))
+        case "networkConfig": self = try .networkConfig(networkConfig: c.v("networkConfig"))
         case "contactsList": self = try .contactsList(user: c.v("user"), contacts: c.v("contacts"))
         case "userContactLink": self = try .userContactLink(user: c.v("user"), contactLink: c.v("contactLink"))
         case "userContactLinkUpdated": self = try .userContactLinkUpdated(user: c.v("user"), contactLink: c.v("contactLink"))
@@ -256,6 +259,9 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case .cmdOk(let user_):
             try c.tag("cmdOk")
             try c.put(user_, "user_")
+        case .networkConfig(let cfg):
+            try c.tag("networkConfig")
+            try c.put(cfg, "networkConfig")
         case .contactsList(let user, let contacts):
             try c.tag("contactsList")
             try c.put(user, "user")

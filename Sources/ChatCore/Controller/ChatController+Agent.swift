@@ -13,7 +13,9 @@ extension ChatController {
         let servers = (configured.isEmpty ? config.defaultSMPServers : configured).compactMap { try? SMPServerAddress(parsing: $0) }
         let a: SMPAgent
         do {
-            a = try SMPAgent(config: AgentConfig(servers: servers), databasePath: Self.agentDatabasePath(dbPrefix), databaseKey: dbKey, group: group)
+            var agentConfig = AgentConfig(servers: servers)
+            (agentConfig.smpProxyMode, agentConfig.smpProxyFallback) = proxyRouting
+            a = try SMPAgent(config: agentConfig, databasePath: Self.agentDatabasePath(dbPrefix), databaseKey: dbKey, group: group)
         } catch {
             throw .error(errorType: .internalError(message: "agent database: \(error)"))
         }

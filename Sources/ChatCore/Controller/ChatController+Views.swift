@@ -188,6 +188,13 @@ extension ChatController {
             case .closed: .network(networkError: .failedError)
             }
             return .broker(brokerAddress: server, brokerErr: b)
+        case .proxy(let proxy, let relay, let e):
+            let p: ProxyClientError = switch e {
+            case .protocolError(let t): .protocolError(protocolErr: smpError(t))
+            case .unexpectedResponse(let s): .unexpectedResponse(responseStr: s)
+            case .responseError(let t): .responseError(responseErr: smpError(t))
+            }
+            return .proxy(proxyServer: proxy, relayServer: relay, proxyErr: p)
         case .agent(let a):
             let x: SMPAgentError = switch a {
             case .message: .message
@@ -225,7 +232,36 @@ extension ChatController {
         case .largeMessage: .largeMsg
         case .noMessage: .noMsg
         case .internalError: .internal
+        case .proxy(let p): .proxy(proxyErr: proxyError(p))
         default: .internal
+        }
+    }
+
+    /// A proxy's report about the destination (simplexmq `ProxyError`), for private routing.
+    static func proxyError(_ p: ProxyError) -> SMPProxyError {
+        switch p {
+        case .proto(let t): .protocol(protocolErr: smpError(t))
+        case .basicAuth: .basicAuth
+        case .noSession: .noSession
+        case .broker(let b): .broker(brokerErr: brokerError(b))
+        }
+    }
+
+    /// simplexmq `BrokerErrorType` inside a proxy's report.
+    static func brokerError(_ b: BrokerError) -> AgentBrokerErrorType {
+        switch b {
+        case .response(let s): .response(respErr: s)
+        case .unexpected(let s): .unexpected(respErr: s)
+        case .network: .network(networkError: .failedError)
+        case .timeout: .timeout
+        case .host: .host
+        case .noService: .noService
+        case .transport(.version): .transport(transportErr: .version)
+        case .transport(.block): .transport(transportErr: .badBlock)
+        case .transport(.largeMessage): .transport(transportErr: .largeMsg)
+        case .transport(.session): .transport(transportErr: .badSession)
+        case .transport(.noAuth): .transport(transportErr: .noServerAuth)
+        case .transport(.handshake(let h)): .transport(transportErr: .handshake(handshakeErr: SMPHandshakeError(rawValue: h.rawValue) ?? .parse))
         }
     }
 }

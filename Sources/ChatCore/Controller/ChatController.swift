@@ -3,6 +3,7 @@ import GRDB
 import NIOCore
 import NIOPosix
 import SMPAgent
+import SMPClient
 import SMPTransport
 
 /// The chat core behind the command API (seed 002 §1-4): parses command strings, runs them,
@@ -37,6 +38,10 @@ public actor ChatController {
         /// Contact-merging probes (simplex-chat `contactMergeEnabled`, on by default): off, every
         /// probe we send is random and unrecorded, and probes we receive are ignored.
         public var contactMerge = true
+        /// Private message routing before any `/_network` (simplexmq `defaultNetworkConfig`:
+        /// never, allow; the terminal client passes its `--smp-proxy` options).
+        public var smpProxyMode: SMPProxyMode = .never
+        public var smpProxyFallback: SMPProxyFallback = .allow
         public init() {}
     }
 
@@ -65,6 +70,8 @@ public actor ChatController {
     var hostsUp: [String: Bool] = [:]
     /// File uploads and downloads under way (issue 15).
     let files: FileTransfers
+    /// The NetworkConfig JSON last set with `/_network` (ChatController+Network); nil: defaults.
+    var networkConfig: [String: JSONValue]?
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }
@@ -331,6 +338,12 @@ public actor ChatController {
         case .apiAbortSwitchGroupMember(let g, let m): return try await switchMember(groupId: g, groupMemberId: m, abort: true)
         case .receiveFile, .cancelFile, .fileStatus, .setFilesFolder, .apiSetEncryptLocalFiles:
             return try await executeFileCommand(cmd)
+        case .apiSetNetworkConfig(let cfg):
+            return try await setNetworkConfig(cfg)
+        case .apiGetNetworkConfig:
+            return try getNetworkConfig()
+        case .setNetworkConfig(let simple):
+            return try await setNetworkConfig(simple)
         case .apiSetUserServers:
             // Parsed, but this build does not run it yet: an explicit error, never a fake answer.
             // No `default:` here: a new command does not compile until it is dispatched.

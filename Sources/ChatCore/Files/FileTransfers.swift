@@ -99,27 +99,13 @@ struct ChatProgressStore: XFTPProgressStore {
 
 /// What a saved progress value says was done: bytes of chunks uploaded or downloaded.
 enum TransferProgress {
-    private struct Upload: Decodable {
-        struct Chunk: Decodable {
-            var size: Int64
-            var uploaded: Bool?
-        }
-        var chunks: [Chunk]
-    }
-
     /// `(sent, total)` from an upload's saved state.
     static func upload(_ value: [UInt8]) -> (Int64, Int64)? {
-        guard let u = try? JSONDecoder().decode(Upload.self, from: Data(value)) else { return nil }
-        let total = u.chunks.reduce(Int64(0)) { $0 + $1.size }
-        let sent = u.chunks.reduce(Int64(0)) { $0 + ($1.uploaded == true ? $1.size : 0) }
-        return (sent, total)
+        XFTPUploadProgress.summary(value).map { ($0.sent, $0.total) }
     }
 
-    /// `(received, total)` from a download's saved chunk numbers and its description.
+    /// `(received, total)` from a download's saved progress and its description.
     static func download(_ value: [UInt8], _ description: FileDescription) -> (Int64, Int64)? {
-        guard let done = try? JSONDecoder().decode(Set<Int>.self, from: Data(value)) else { return nil }
-        let total = description.chunks.reduce(Int64(0)) { $0 + Int64($1.chunkSize) }
-        let received = description.chunks.reduce(Int64(0)) { $0 + (done.contains($1.chunkNo) ? Int64($1.chunkSize) : 0) }
-        return (received, total)
+        XFTPDownloadProgress.summary(value, chunkSizes: description.chunks.map(\.chunkSize)).map { ($0.received, $0.total) }
     }
 }

@@ -39,6 +39,15 @@ public struct AgentConfig: Sendable {
     /// Key type of our recipient keys (simplexmq `rcvAuthAlg`, Ed25519 there). Only we and our
     /// relay ever see them; X25519 (relays at v7+) makes each ACK cheap to authorize and verify.
     public var recipientAuthAlgorithm: KeyAlgorithm = .x25519
+    /// Private message routing (simplexmq `NetworkConfig.smpProxyMode`/`smpProxyFallback`):
+    /// which sender commands (SEND, SKEY, LGET, LKEY) go through a proxy relay, and whether a
+    /// command may then go directly when the proxy or the destination cannot proxy. The
+    /// reference's defaults; changed at run time with `SMPAgent.setProxyRouting`.
+    public var smpProxyMode: SMPProxyMode = .never
+    public var smpProxyFallback: SMPProxyFallback = .allow
+    /// Relays that may serve as proxies (simplexmq `proxySrvs`: the user's servers with the
+    /// proxy role); nil: the same as `servers`.
+    public var proxyServers: [SMPServerAddress]?
 
     public init(servers: [SMPServerAddress]) {
         self.servers = servers

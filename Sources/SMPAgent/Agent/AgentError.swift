@@ -13,6 +13,9 @@ public enum AgentError: Error, Sendable, Equatable, CustomStringConvertible {
     case smp(server: String, ErrorType)
     /// A relay could not be reached or answered badly (retryable when NETWORK/TIMEOUT).
     case broker(server: String, BrokerErrorType)
+    /// A proxy relay could not forward a command to the destination relay (simplexmq `PROXY`):
+    /// the proxy's own ERR, or an answer that is not PRES.
+    case proxy(proxyServer: String, relayServer: String, ProxyClientError)
     /// Another agent sent something that breaks the protocol.
     case agent(AgentProtocolErrorType)
     /// A connection link that cannot be used.
@@ -50,6 +53,7 @@ public enum AgentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connection(let t, let s): "CONN \(t.rawValue) \(s)"
         case .smp(let srv, let e): "SMP \(e) (\(srv))"
         case .broker(let srv, let e): "BROKER \(e) (\(srv))"
+        case .proxy(let p, let r, let e): "PROXY \(p) \(r) \(e)"
         case .agent(let e): "AGENT \(e)"
         case .link(let e): "LINK \(e)"
         case .store(let s): "STORE \(s)"
@@ -58,19 +62,39 @@ public enum AgentError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Worth retrying later (the relay may come back).
+    /// simplexmq `temporaryAgentError`, with a proxy's report of an unreachable destination and
+    /// a proxied session the proxy no longer has.
     public var isTemporary: Bool {
         switch self {
         case .broker(_, .network), .broker(_, .timeout): true
+        case .smp(_, .proxy(.broker(.network))), .smp(_, .proxy(.broker(.timeout))): true
+        case .proxy(_, _, .protocolError(.proxy(.broker(.network)))), .proxy(_, _, .protocolError(.proxy(.broker(.timeout)))): true
+        case .proxy(_, _, .protocolError(.proxy(.noSession))): true
         default: false
         }
     }
+
+    /// simplexmq `serverHostError`: the host cannot be used, or does not speak a version with
+    /// private routing (the proxy, or the destination as the proxy reports it). Only these
+    /// failures of a proxied command may fall back to a direct one.
+    public var isServerHostError: Bool {
+        switch self {
+        case .broker(_, .transport(let t)): t == Self.transportText(.version)
+        case .smp(_, .proxy(.broker(.host))), .smp(_, .proxy(.broker(.transport(.version)))): true
+        case .proxy(_, _, .protocolError(.proxy(.broker(.host)))), .proxy(_, _, .protocolError(.proxy(.broker(.transport(.version))))): true
+        default: false
+        }
+    }
+
+    /// How `from` writes a transport error of the client into `.broker(_, .transport)`.
+    static func transportText(_ t: TransportError) -> String { "\(t)" }
 
     static func from(_ e: SMPClientError, server: String) -> AgentError {
         switch e {
         case .server(let t): .smp(server: server, t)
         case .network(let s): .broker(server: server, .network(s))
         case .timeout: .broker(server: server, .timeout)
-        case .transport(let t): .broker(server: server, .transport("\(t)"))
+        case .transport(let t): .broker(server: server, .transport(transportText(t)))
         case .unexpectedResponse(let s), .badMessage(let s): .broker(server: server, .unexpected(s))
         case .closed: .broker(server: server, .closed)
         }

@@ -22,34 +22,39 @@ extension SMPAgent {
     /// short link data (see SMPAgent+ShortLinks).
     /// `kemInLink` overrides `config.pqInInvitation` (the invitation a contact request carries).
     func createConnection(mode: ConnectionMode, pqSupport: Bool?, userId: Int64, shortLinkUserData: [UInt8]?, clientData: String? = nil,
-                          kemInLink: Bool? = nil)
+                          kemInLink: Bool? = nil, linkContent: LinkContent = LinkContent())
         async throws(AgentError) -> CreatedConnectionLink
     {
         let pq = pqSupport ?? config.pqSupport
         let server = try pickServer()
         var x3dh: E2EPrivateParams?
         var e2eURI: E2ERatchetParamsURI?
+        // simplexmq `initialPQEncryption`: with PQ on, an invitation with a short link carries the
+        // KEM key in its link data (the data is not limited by a QR code's size); without a short
+        // link only when asked for (`pqInInvitation`, the reference's IKUsePQ).
+        let kemInFullLink = kemInLink ?? config.pqInInvitation
         if mode == .invitation {
             do {
-                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && (kemInLink ?? config.pqInInvitation))
+                let p = try PQRatchet.generateReceiverParams(pqSupport: pq && (kemInFullLink || shortLinkUserData != nil))
                 x3dh = p
                 e2eURI = E2ERatchetParamsURI(p.publicParams)
             } catch {
                 throw .internalError("ratchet keys: \(error)")
             }
         }
-        func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool) throws(AgentError) -> ConnectionRequestURI {
+        func fullLink(senderId: [UInt8], e2eKey: X25519PublicKey, senderCanSecure: Bool,
+                      e2eParams: E2ERatchetParamsURI? = nil) throws(AgentError) -> ConnectionRequestURI {
             let queueURI = SMPQueueURI(server: server, senderId: senderId, clientVersions: config.smpClientVersions,
                                        dhPublicKey: e2eKey, senderCanSecure: senderCanSecure)
             do {
                 return try ConnectionRequestURI(mode: mode, scheme: .simplex, agentVersions: config.agentVersions,
-                                                queues: [queueURI], e2eParams: e2eURI, clientData: clientData)
+                                                queues: [queueURI], e2eParams: e2eParams ?? e2eURI, clientData: clientData)
             } catch {
                 throw .link(error)
             }
         }
         let new: NewRcvQueue
-        let link: ConnectionRequestURI
+        var link: ConnectionRequestURI
         var prepared: PreparedShortLink?
         if let shortLinkUserData {
             // The link data names the queue before it exists: the sender ID is derived from the
@@ -59,9 +64,16 @@ extension SMPAgent {
             let e2e = X25519PrivateKey()
             // Invitation short links need a messaging queue (LKEY secures it), whatever the config.
             link = try fullLink(senderId: senderId, e2eKey: e2e.publicKey, senderCanSecure: mode == .invitation)
-            let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData)
+            let p = try prepareShortLink(connReq: link, server: server, senderId: senderId, userData: shortLinkUserData, content: linkContent)
             prepared = p
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation, e2e: e2e, queueData: p.request, corrId: corrId)
+            // simplexmq `connReqWithShortLink` (IKPQOn): the full link returned beside the short
+            // link leaves the KEM key out, to keep its QR code small; a joiner by the full link
+            // then proposes PQ in its confirmation.
+            if let params = link.e2eParams, params.kem != nil, !kemInFullLink {
+                link = try fullLink(senderId: senderId, e2eKey: e2e.publicKey, senderCanSecure: true,
+                                    e2eParams: E2ERatchetParamsURI(versions: params.versions, key1: params.key1, key2: params.key2, kem: nil))
+            }
         } else {
             new = try await newRcvQueue(server: server, senderCanSecure: mode == .invitation && config.senderCanSecure && canSenderSecure)
             link = try fullLink(senderId: new.created.senderId, e2eKey: new.e2e.publicKey, senderCanSecure: new.created.senderCanSecure)
@@ -145,7 +157,7 @@ extension SMPAgent {
         // A queue found via its short link was already secured with LKEY: use that key (SKEY
         // with the same key again is accepted by the relay).
         let linkSndKey = try invShortLinkSenderKey(senderId: q.senderId)
-        let newSndKey = linkSndKey == nil ? try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm) : nil
+        let newSndKey = linkSndKey == nil ? try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm, sender: true) : nil
         do {
             sndKey = try linkSndKey ?? newSndKey ?? PrivateAuthKey.generate(.ed25519)
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -156,7 +168,7 @@ extension SMPAgent {
         let senderSecures = q.senderCanSecure && clientRange.max >= SMPClientVersion.senderAuthKey
         if senderSecures {
             do {
-                try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+                try await secureSndQueue(server: server, senderId: q.senderId, key: sndKey)
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notAvailable, "the invitation was already used") }
                 throw error
@@ -216,9 +228,7 @@ extension SMPAgent {
         do {
             let body = try AgentMsgEnvelope.invitation(agentVersion: agentVersion, connReq: invitation, connInfo: connInfo).smpEncoded()
             let bytes = try QueueCrypto.sealOnce(ClientMessage(privHeader: .empty, body: body), recipientDhKey: q.dhPublicKey, version: clientRange.max)
-            try await smp(q.server.description) { c throws(SMPClientError) in
-                try await c.send(senderId: q.senderId, key: nil, notification: true, body: bytes)
-            }
+            try await sendOrProxySMPMessage(server: q.server.description, senderId: q.senderId, key: nil, notification: true, body: bytes)
         } catch {
             try? write { db in _ = try ConnectionRecord.deleteOne(db, key: connId) }
             if let e = error as? AgentError { throw e }
@@ -255,7 +265,7 @@ extension SMPAgent {
         let sndKey: PrivateAuthKey
         let sndE2E = X25519PrivateKey()
         let secret: [UInt8]
-        let newSndKey = try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm)
+        let newSndKey = try await newAuthKey(for: q.server.description, config.senderAuthAlgorithm, sender: true)
         do {
             sndKey = newSndKey
             secret = try sndE2E.sharedSecret(with: q.dhPublicKey)
@@ -265,7 +275,7 @@ extension SMPAgent {
         let server = q.server.description
         let senderSecures = q.senderCanSecure && q.clientVersion >= SMPClientVersion.senderAuthKey
         if senderSecures {
-            try await smp(server) { c throws(SMPClientError) in try await c.senderSecure(senderId: q.senderId, key: sndKey) }
+            try await secureSndQueue(server: server, senderId: q.senderId, key: sndKey)
         }
         var ratchet = try loadRatchet(connId)
         let plain: [UInt8]
@@ -397,11 +407,13 @@ extension SMPAgent {
     /// A new queue key for `server`: X25519 when `wanted` is and the relay's session is at SMP
     /// v7+ (it can verify X25519 authenticators), else Ed25519, which every version verifies.
     /// An unreachable relay gets Ed25519, so a queued confirmation still works.
-    func newAuthKey(for server: String, _ wanted: KeyAlgorithm) async throws(AgentError) -> PrivateAuthKey {
+    func newAuthKey(for server: String, _ wanted: KeyAlgorithm, sender: Bool = false) async throws(AgentError) -> PrivateAuthKey {
         var algorithm = KeyAlgorithm.ed25519
-        if wanted == .x25519,
-           let version = try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() }),
-           version >= SMPVersion.authCommands {
+        // A sender's version comes through the proxy when its commands will (private routing).
+        let version: UInt16? = if wanted != .x25519 { nil } else if sender { await senderVersion(server) } else {
+            try? await smp(server, { c throws(SMPClientError) in try await c.negotiatedVersion() })
+        }
+        if let version, version >= SMPVersion.authCommands {
             algorithm = .x25519
         }
         do { return try PrivateAuthKey.generate(algorithm) } catch { throw .internalError("keys: \(error)") }

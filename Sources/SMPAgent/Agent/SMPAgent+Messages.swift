@@ -275,9 +275,8 @@ extension SMPAgent {
         }
         let authorize = sq.status != .new
         let notification = [.message, .confirmation, .hello, .ratchetKey, .eReady].contains(msg.msgType)
-        try await smp(sq.server) { c throws(SMPClientError) in
-            try await c.send(senderId: [UInt8](sq.sndId), key: authorize ? key : nil, notification: notification, body: bytes)
-        }
+        try await sendOrProxySMPMessage(server: sq.server, senderId: [UInt8](sq.sndId), key: authorize ? key : nil,
+                                        notification: notification, body: bytes)
     }
 
     /// Records the delivery and moves the procedure on (HELLO and confirmations change state).

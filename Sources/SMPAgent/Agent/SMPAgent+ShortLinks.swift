@@ -39,6 +39,14 @@ struct ShortLinkRecord: AgentRecord {
 }
 
 /// Link data prepared before the queue exists.
+/// What the caller of `createContactLink` puts in the link data beyond the user data; nil
+/// fields: a new root key, no entity ID, `UserContactData(direct: true)` around the user data.
+struct LinkContent {
+    var contactData: UserContactData?
+    var rootKey: Ed25519PrivateKey?
+    var entityId: [UInt8]?
+}
+
 struct PreparedShortLink {
     let linkKey: [UInt8]
     let rootKey: Ed25519PrivateKey
@@ -57,6 +65,19 @@ extension SMPAgent {
         async throws(AgentError) -> CreatedConnectionLink
     {
         try await createConnection(mode: mode, pqSupport: pqSupport, userId: userId, shortLinkUserData: userLinkData, clientData: clientData)
+    }
+
+    /// A contact address whose link data the caller shapes (simplexmq `prepareConnectionLink` +
+    /// `createConnectionForLink`, one call here): the root key (so the caller can authorize
+    /// owners, `LinkOwnerAuth(signedBy:)`), the `linkEntityId` in the signed fixed data, and the
+    /// whole `UserContactData` (direct, owners, relays, user data). simplex-chat uses this for
+    /// channels, whose entity ID is the SHA-256 of the root public key.
+    public func createContactLink(contactData: UserContactData, rootKey: Ed25519PrivateKey? = nil, linkEntityId: [UInt8]? = nil,
+                                  pqSupport: Bool? = nil, userId: Int64 = 1, clientData: String? = nil)
+        async throws(AgentError) -> CreatedConnectionLink
+    {
+        try await createConnection(mode: .contact, pqSupport: pqSupport, userId: userId, shortLinkUserData: contactData.userData,
+                                   clientData: clientData, linkContent: LinkContent(contactData: contactData, rootKey: rootKey, entityId: linkEntityId))
     }
 
     /// Fetches and verifies a short link's data: the full link and the owner's user data.
@@ -80,7 +101,9 @@ extension SMPAgent {
             key = ShortLinkCrypto.invitationKey(linkKey: link.linkKey)
             let sndKey = try invShortLinkKey(server: srv, linkId: linkId, linkKey: link.linkKey)
             do {
-                (senderId, data) = try await smp(srv) { c throws(SMPClientError) in try await c.secureGetLink(linkId: linkId, key: sndKey) }
+                (senderId, data) = try await sendOrProxy(srv, viaProxy: { c, relay throws(SMPClientError) in
+                    try await c.proxySecureGetLink(relay, linkId: linkId, key: sndKey)
+                }, direct: { c throws(SMPClientError) in try await c.secureGetLink(linkId: linkId, key: sndKey) }).value
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notAvailable, "the invitation short link is unknown or was already used") }
                 throw error
@@ -92,7 +115,9 @@ extension SMPAgent {
             let (linkId, k) = ShortLinkCrypto.contactKeys(linkKey: link.linkKey)
             key = k
             do {
-                (senderId, data) = try await smp(srv) { c throws(SMPClientError) in try await c.getLink(linkId: linkId) }
+                (senderId, data) = try await sendOrProxy(srv, viaProxy: { c, relay throws(SMPClientError) in
+                    try await c.proxyGetLink(relay, linkId: linkId)
+                }, direct: { c throws(SMPClientError) in try await c.getLink(linkId: linkId) }).value
             } catch {
                 if case .smp(_, .auth) = error { throw .connection(.notFound, "no such contact address short link (deleted or never existed)") }
                 throw error
@@ -110,6 +135,16 @@ extension SMPAgent {
     /// Replaces the user data of a connection's short link (LSET with the same fixed data). A
     /// contact address created without a short link gets one now. Returns the short link.
     public func setConnShortLink(connId: String, userData: [UInt8]) async throws(AgentError) -> ShortLink {
+        try await setConnShortLink(connId: connId, userData: userData, contactData: nil)
+    }
+
+    /// The same with the whole `UserContactData` of a contact address (owners, relays, direct),
+    /// signed with the link's root key (simplexmq `setConnShortLink` with `UserContactLinkData`).
+    public func setConnShortLink(connId: String, contactData: UserContactData) async throws(AgentError) -> ShortLink {
+        try await setConnShortLink(connId: connId, userData: contactData.userData, contactData: contactData)
+    }
+
+    private func setConnShortLink(connId: String, userData: [UInt8], contactData: UserContactData?) async throws(AgentError) -> ShortLink {
         let (conn, rq, rec) = try store.read { db -> (ConnectionRecord, RcvQueueRecord, ShortLinkRecord?) in
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             guard let rq = try db.rcvQueues(connId).first else {
@@ -118,13 +153,14 @@ extension SMPAgent {
             return (conn, rq, try db.shortLinkRecord(connId))
         }
         let mode: ConnectionMode = conn.connMode == "contact" ? .contact : .invitation
+        if contactData != nil, mode != .contact { throw .command(.prohibited, "setConnShortLink: contact data for an invitation") }
         let rkey = try authKey(rq.rcvPrivateKey)
         if let rec {
             let rootKey: Ed25519PrivateKey
             do { rootKey = try Ed25519PrivateKey(rawRepresentation: [UInt8](rec.linkPrivSigKey)) } catch { throw .store("bad link key: \(error)") }
             let linkKey = [UInt8](rec.linkKey)
             let sbKey = mode == .contact ? ShortLinkCrypto.contactKeys(linkKey: linkKey).key : ShortLinkCrypto.invitationKey(linkKey: linkKey)
-            let signed = try ShortLinkCrypto.signUserData(connLinkData(mode, userData), key: rootKey)
+            let signed = try ShortLinkCrypto.signUserData(connLinkData(mode, userData, contactData), key: rootKey)
             let enc = try ShortLinkCrypto.encrypt(signed, key: sbKey, paddedLength: ShortLinkCrypto.userDataPaddedLength)
             let data = QueueLinkData(fixedData: [UInt8](rec.linkEncFixedData), userData: enc)
             try await smp(rq.server) { c throws(SMPClientError) in
@@ -139,7 +175,8 @@ extension SMPAgent {
         let connReq: ConnectionRequestURI
         do { connReq = try ConnectionRequestURI(parsing: own) } catch { throw .link(error) }
         guard let q = connReq.queues.first else { throw .link(.noQueues) }
-        let p = try prepareShortLink(connReq: connReq, server: q.server, senderId: q.senderId, userData: userData)
+        let p = try prepareShortLink(connReq: connReq, server: q.server, senderId: q.senderId, userData: userData,
+                                     content: LinkContent(contactData: contactData))
         guard case .contact(let linkId, _, let data) = p.request else { throw .internalError("contact link data expected") }
         try await smp(rq.server) { c throws(SMPClientError) in
             try await c.setLink(recipientId: [UInt8](rq.rcvId), key: rkey, linkId: linkId, data: data)
@@ -177,13 +214,14 @@ extension SMPAgent {
 
     /// Signs and encrypts the link data for a queue about to be created (or an existing contact
     /// queue): a new root key, the link key (SHA3-256 of the fixed data), and the keys derived from it.
-    func prepareShortLink(connReq: ConnectionRequestURI, server: SMPServerAddress, senderId: [UInt8], userData: [UInt8])
+    func prepareShortLink(connReq: ConnectionRequestURI, server: SMPServerAddress, senderId: [UInt8], userData: [UInt8],
+                          content: LinkContent = LinkContent())
         throws(AgentError) -> PreparedShortLink
     {
-        let rootKey = Ed25519PrivateKey()
-        let fd = FixedLinkData(agentVersions: config.agentVersions, rootKey: rootKey.publicKey, connReq: connReq)
+        let rootKey = content.rootKey ?? Ed25519PrivateKey()
+        let fd = FixedLinkData(agentVersions: config.agentVersions, rootKey: rootKey.publicKey, connReq: connReq, linkEntityId: content.entityId)
         let (linkKey, signedFixed) = try ShortLinkCrypto.signFixedData(fd, rootKey: rootKey)
-        let signedUser = try ShortLinkCrypto.signUserData(connLinkData(connReq.mode, userData), key: rootKey)
+        let signedUser = try ShortLinkCrypto.signUserData(connLinkData(connReq.mode, userData, content.contactData), key: rootKey)
         switch connReq.mode {
         case .contact:
             let (linkId, k) = ShortLinkCrypto.contactKeys(linkKey: linkKey)
@@ -198,10 +236,10 @@ extension SMPAgent {
         }
     }
 
-    private func connLinkData(_ mode: ConnectionMode, _ userData: [UInt8]) -> ConnLinkData {
+    private func connLinkData(_ mode: ConnectionMode, _ userData: [UInt8], _ contactData: UserContactData? = nil) -> ConnLinkData {
         switch mode {
         case .invitation: .invitation(agentVersions: config.agentVersions, userData: userData)
-        case .contact: .contact(agentVersions: config.agentVersions, UserContactData(direct: true, userData: userData))
+        case .contact: .contact(agentVersions: config.agentVersions, contactData ?? UserContactData(direct: true, userData: userData))
         }
     }
 

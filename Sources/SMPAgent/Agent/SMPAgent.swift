@@ -43,12 +43,19 @@ public actor SMPAgent {
     var authKeyCache: [Data: PrivateAuthKey] = [:]
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
+    /// Private routing (SMPAgent+PrivateRouting): the mode and fallback in force, the proxy
+    /// chosen for each destination relay (simplexmq `smpProxiedRelays`), and the PRXY sessions
+    /// each proxy holds, by destination (the `proxiedRelays` of its `SMPConnectedClient`).
+    var proxyRouting: (mode: SMPProxyMode, fallback: SMPProxyFallback)
+    var proxyOfDestination: [String: String] = [:]
+    var proxiedRelays: [String: [String: ProxiedRelaySession]] = [:]
 
     /// Opens (or creates) the agent database at `databasePath`, encrypted with `databaseKey`
     /// unless it is empty.
     public init(config: AgentConfig, databasePath: String, databaseKey: String = "", group: any EventLoopGroup) throws(AgentError) {
         self.config = config
         self.group = group
+        self.proxyRouting = (config.smpProxyMode, config.smpProxyFallback)
         self.store = try AgentStore(path: databasePath, key: databaseKey)
         // Handshake envelopes (16 KB each) are kept until the next start, not rewritten per send.
         _ = try? store.write { db in try db.clearSentEnvelopes() }
@@ -240,6 +247,7 @@ public actor SMPAgent {
         case .end(let rid):
             if let (connId, _) = try? rcvKey(server: server, rcvId: rid) { emit(connId, .end) }
         case .disconnected:
+            proxyDisconnected(server)
             for connId in (try? connIds(server: server)) ?? [] { emit(connId, .down(server: server)) }
             for (connId, w) in workers where w.server == server { _ = connId; w.wakeup.yield() }
         case .connected(let reconnect, _):

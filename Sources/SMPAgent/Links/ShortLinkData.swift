@@ -52,6 +52,18 @@ public struct LinkOwnerAuth: Sendable, Hashable {
     public var ownerKey: Ed25519PublicKey
     public var signature: [UInt8]
 
+    public init(ownerId: [UInt8], ownerKey: Ed25519PublicKey, signature: [UInt8]) {
+        self.ownerId = ownerId
+        self.ownerKey = ownerKey
+        self.signature = signature
+    }
+
+    /// An owner authorized by `signer` (the link's root key or an earlier owner's key): the
+    /// signature of `ownerId || x509(ownerKey)` (simplexmq `OwnerAuth`).
+    public init(ownerId: [UInt8], ownerKey: Ed25519PublicKey, signedBy signer: Ed25519PrivateKey) throws(CryptoError) {
+        self.init(ownerId: ownerId, ownerKey: ownerKey, signature: try signer.sign(ownerId + ownerKey.x509Encoded))
+    }
+
     func encode(into e: inout SMPEncoder) throws(EncodingError) {
         var inner = SMPEncoder()
         try AgentWire.shortString(ownerId, into: &inner)

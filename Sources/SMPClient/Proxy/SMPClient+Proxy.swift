@@ -49,6 +49,40 @@ extension SMPClient {
         }
     }
 
+    /// SKEY through the proxy (simplexmq `proxySecureSndSMPQueue`).
+    public func proxySenderSecure(_ relay: ProxiedRelay, senderId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError) -> Result<Void, ProxyClientError> {
+        let r = try await proxyCommand(relay, entityId: senderId, command: .skey(senderKey: key.publicKey.x509Encoded), key: key)
+        switch r {
+        case .success(.ok): return .success(())
+        case .success(let m): throw .unexpectedResponse(m.tag)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
+    /// LKEY through the proxy (simplexmq `proxySecureGetSMPQueueLink`).
+    public func proxySecureGetLink(_ relay: ProxiedRelay, linkId: [UInt8], key: PrivateAuthKey) async throws(SMPClientError)
+        -> Result<(senderId: [UInt8], data: QueueLinkData), ProxyClientError>
+    {
+        try Self.linkResult(await proxyCommand(relay, entityId: linkId, command: .lkey(senderKey: key.publicKey.x509Encoded), key: key))
+    }
+
+    /// LGET through the proxy (simplexmq `proxyGetSMPQueueLink`).
+    public func proxyGetLink(_ relay: ProxiedRelay, linkId: [UInt8]) async throws(SMPClientError)
+        -> Result<(senderId: [UInt8], data: QueueLinkData), ProxyClientError>
+    {
+        try Self.linkResult(await proxyCommand(relay, entityId: linkId, command: .lget, key: nil))
+    }
+
+    private static func linkResult(_ r: Result<BrokerMessage, ProxyClientError>) throws(SMPClientError)
+        -> Result<(senderId: [UInt8], data: QueueLinkData), ProxyClientError>
+    {
+        switch r {
+        case .success(.lnk(let sid, let data)): return .success((sid, data))
+        case .success(let m): throw .unexpectedResponse(m.tag)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
     /// PFWD: one sender command (SEND, SKEY, LKEY, LGET) for the destination of `relay`,
     /// authorized for the destination's session, encrypted to a fresh per-command key, and the
     /// destination's response.

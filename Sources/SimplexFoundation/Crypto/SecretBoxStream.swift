@@ -62,6 +62,23 @@ public struct SecretBoxStream: Sendable {
         applyKeystream(p)
     }
 
+    /// Encrypts `src` into `dst` (at least as large): the body of a send is read once, into the
+    /// buffer that goes to the network.
+    public mutating func encrypt(from src: UnsafeRawBufferPointer, to dst: UnsafeMutableRawBufferPointer) {
+        guard let s = src.baseAddress, let d = dst.baseAddress, src.count > 0 else { return }
+        precondition(dst.count >= src.count, "secretbox stream output too small")
+        applyKeystream(from: s, to: d, count: src.count)
+        absorb(UnsafeRawBufferPointer(start: d, count: src.count))
+    }
+
+    /// Decrypts `src` (a received piece, left as it is) into `dst` (at least as large).
+    public mutating func decrypt(from src: UnsafeRawBufferPointer, to dst: UnsafeMutableRawBufferPointer) {
+        guard let s = src.baseAddress, let d = dst.baseAddress, src.count > 0 else { return }
+        precondition(dst.count >= src.count, "secretbox stream output too small")
+        absorb(src)
+        applyKeystream(from: s, to: d, count: src.count)
+    }
+
     /// The 16-byte Poly1305 tag of all ciphertext so far (`sbAuth`); the stream can continue.
     public func tag() -> [UInt8] {
         var st = mac
@@ -77,7 +94,12 @@ public struct SecretBoxStream: Sendable {
 
     private mutating func applyKeystream(_ p: UnsafeMutableRawBufferPointer) {
         guard let base = p.baseAddress, p.count > 0 else { return }
-        let count = p.count
+        applyKeystream(from: UnsafeRawPointer(base), to: base, count: p.count)
+    }
+
+    /// XORs `count` bytes of keystream over `src` into `dst` (the same memory or disjoint).
+    private mutating func applyKeystream(from src: UnsafeRawPointer, to base: UnsafeMutableRawPointer, count: Int) {
+        guard count > 0 else { return }
         var off = 0
         // Leftover bytes of the current keystream block first.
         if ksPos < 64 {
@@ -85,7 +107,7 @@ public struct SecretBoxStream: Sendable {
             let pos = ksPos
             withUnsafeBytes(of: &ks.bytes) { k in
                 for i in 0..<n {
-                    let v = base.load(fromByteOffset: i, as: UInt8.self) ^ k.load(fromByteOffset: pos + i, as: UInt8.self)
+                    let v = src.load(fromByteOffset: i, as: UInt8.self) ^ k.load(fromByteOffset: pos + i, as: UInt8.self)
                     base.storeBytes(of: v, toByteOffset: i, as: UInt8.self)
                 }
             }
@@ -95,7 +117,7 @@ public struct SecretBoxStream: Sendable {
         // Whole blocks straight from the cipher.
         let whole = (count - off) & ~63
         if whole > 0 {
-            key.xor(nonce0: n0, nonce1: n1, counter: counter, src: UnsafeRawPointer(base + off), dst: base + off, count: whole)
+            key.xor(nonce0: n0, nonce1: n1, counter: counter, src: src + off, dst: base + off, count: whole)
             counter &+= UInt64(whole / 64)
             off += whole
         }
@@ -107,7 +129,7 @@ public struct SecretBoxStream: Sendable {
             let n = count - off
             withUnsafeBytes(of: &ks.bytes) { k in
                 for i in 0..<n {
-                    let v = base.load(fromByteOffset: off + i, as: UInt8.self) ^ k.load(fromByteOffset: i, as: UInt8.self)
+                    let v = src.load(fromByteOffset: off + i, as: UInt8.self) ^ k.load(fromByteOffset: i, as: UInt8.self)
                     base.storeBytes(of: v, toByteOffset: off + i, as: UInt8.self)
                 }
             }

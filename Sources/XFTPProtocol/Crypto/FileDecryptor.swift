@@ -12,7 +12,10 @@ public final class FileDecryptor {
     private let encryptedSize: Int64
     private let destination: (FileHeader) throws -> String
     /// Encrypted bytes fed so far.
-    private var fed: Int64 = 0
+    public private(set) var fed: Int64 = 0
+    /// The plaintext before the content (length and header), kept once read: with it and the
+    /// content written so far, `resuming` rebuilds this decryptor after a restart.
+    public private(set) var prefix: [UInt8] = []
     /// Plaintext kept until the length and header can be read.
     private var headerArea: [UInt8] = []
     private var out: PosixFile?
@@ -54,6 +57,31 @@ public final class FileDecryptor {
         }
     }
 
+    /// Feeds the next encrypted bytes from memory the caller owns, decrypting them there: the
+    /// digest is taken piece by piece before each piece is decrypted, and the content is written
+    /// in one call. A downloaded chunk goes from its buffer to the output with no other copy.
+    public func feed(inPlace p: UnsafeMutableRawBufferPointer) throws(XFTPFileError) {
+        guard fed + Int64(p.count) <= encryptedSize else { throw .invalidHeader("chunks longer than the file") }
+        let cipherCount = Int(max(0, min(Int64(p.count), cipherSize - fed)))
+        fed += Int64(p.count)
+        if let fileHash {
+            var off = 0
+            while off < p.count {
+                let n = min(FileEncryption.ioBlock, p.count - off)
+                let piece = UnsafeMutableRawBufferPointer(rebasing: p[off..<(off + n)])
+                fileHash.update(UnsafeRawBufferPointer(piece))
+                // Decrypted while the piece is still in cache.
+                let c = max(0, min(n, cipherCount - off))
+                if c > 0 { sb.decrypt(inPlace: UnsafeMutableRawBufferPointer(rebasing: piece[0..<c])) }
+                off += n
+            }
+        } else if cipherCount > 0 {
+            sb.decrypt(inPlace: UnsafeMutableRawBufferPointer(rebasing: p[0..<cipherCount]))
+        }
+        if cipherCount < p.count { tag += UnsafeRawBufferPointer(rebasing: p[cipherCount...]) }
+        if cipherCount > 0 { try plaintext(UnsafeRawBufferPointer(rebasing: p[0..<cipherCount])) }
+    }
+
     /// Feeds the next encrypted bytes (decrypted in place).
     public func feed(_ bytes: inout [UInt8]) throws(XFTPFileError) {
         guard fed + Int64(bytes.count) <= encryptedSize else { throw .invalidHeader("chunks longer than the file") }
@@ -81,7 +109,7 @@ public final class FileDecryptor {
         }
         guard contentLeft > 0 else { return }  // '#' padding
         let take = Int(min(contentLeft, Int64(p.count)))
-        try out.write(Array(UnsafeRawBufferPointer(rebasing: p[0..<take])))
+        try out.write(UnsafeRawBufferPointer(rebasing: p[0..<take]))
         contentLeft -= Int64(take)
     }
 
@@ -109,6 +137,7 @@ public final class FileDecryptor {
         let file = try PosixFile(path: target, mode: .create)
         out = file
         path = target
+        prefix = Array(headerArea[0..<(n + used)])
         contentLeft = len - Int64(used)
         headerArea = []
         try plaintextAfterHeader(Array(area[used...]))
@@ -120,6 +149,68 @@ public final class FileDecryptor {
             do throws(XFTPFileError) { try plaintext(p) } catch { failure = error }
         }
         if let failure { throw failure }
+    }
+
+    /// A decryptor that continues a download after a restart: `fed` encrypted bytes were fed
+    /// before, whose content is in `outputPath` and whose `prefix` (length and header) was saved.
+    /// The stream state is rebuilt by encrypting that plaintext again (the same keystream gives
+    /// the same ciphertext for the digest and the tag); content written past it is cut off.
+    public static func resuming(encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]?, outputPath: String,
+                                prefix: [UInt8], fed: Int64) throws(XFTPFileError) -> FileDecryptor {
+        let d = try FileDecryptor(encryptedSize: encryptedSize, key: key, nonce: nonce, digest: digest) { _ in outputPath }
+        try d.rebuild(outputPath: outputPath, prefix: prefix, fed: fed)
+        return d
+    }
+
+    private func rebuild(outputPath: String, prefix: [UInt8], fed: Int64) throws(XFTPFileError) {
+        let n = FileEncryption.lengthSize
+        guard prefix.count > n, fed >= Int64(prefix.count), fed <= cipherSize else { throw .invalidHeader("resume state") }
+        var ld = SMPDecoder(prefix.prefix(n))
+        guard let len = try? ld.int64(), len >= 0, len <= encryptedSize - Int64(FileEncryption.authTagSize + n) else {
+            throw .invalidHeader("length")
+        }
+        let (h, used): (FileHeader, Int)
+        do {
+            (h, used) = try FileHeader.decode(prefixOf: Array(prefix[n...]))
+        } catch {
+            throw .invalidHeader("\(error)")
+        }
+        guard used == prefix.count - n else { throw .invalidHeader("resume state") }
+        let contentSize = len - Int64(used)
+        let contentFed = min(fed - Int64(prefix.count), contentSize)
+        let paddingFed = fed - Int64(prefix.count) - contentFed
+        guard let size = PosixFile.size(of: outputPath), size >= contentFed, PosixFile.truncate(outputPath, to: contentFed) else {
+            throw .io("partial output missing or short")
+        }
+        func absorb(_ p: UnsafeMutableRawBufferPointer) {
+            sb.encrypt(inPlace: p)
+            fileHash?.update(UnsafeRawBufferPointer(p))
+        }
+        var head = prefix
+        head.withUnsafeMutableBytes { absorb($0) }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: FileEncryption.ioBlock, alignment: 64)
+        defer { scratch.deallocate() }
+        let file = try PosixFile(path: outputPath, mode: .read)
+        var left = contentFed
+        while left > 0 {
+            let piece = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<Int(min(left, Int64(scratch.count)))])
+            guard try file.read(into: piece) == piece.count else { throw .io("partial output short") }
+            absorb(piece)
+            left -= Int64(piece.count)
+        }
+        var pad = paddingFed
+        while pad > 0 {
+            let piece = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<Int(min(pad, Int64(scratch.count)))])
+            piece.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "#"))
+            absorb(piece)
+            pad -= Int64(piece.count)
+        }
+        self.prefix = prefix
+        self.fed = fed
+        header = h
+        path = outputPath
+        contentLeft = contentSize - contentFed
+        out = try PosixFile(path: outputPath, mode: .append)
     }
 
     /// Checks the whole file was fed, the digest and the tag; returns the header and the path.

@@ -47,6 +47,23 @@ public enum FileEncryption {
         sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false,
         onChunk: @escaping (Int, [UInt8]) -> Void = { _, _ in }
     ) throws(XFTPFileError) -> EncryptedFile {
+        let dst = try PosixFile(path: encryptedPath, mode: .create)
+        return try encryptChunks(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, singleChunk: singleChunk,
+                                 memory: { _ in nil }, written: { _, piece throws(XFTPFileError) in try dst.write(piece) },
+                                 onChunk: { i, digest throws(XFTPFileError) in onChunk(i, digest) })
+    }
+
+    /// The encrypted stream, chunk by chunk, with no encrypted file: chunk `i` is produced into
+    /// `memory(i)` (at least the chunk's size; nil: into a scratch piece that is only hashed), each
+    /// piece of it is passed to `written` as it is produced, and `onChunk(i, digest)` follows the
+    /// chunk's last byte. Chunks come strictly in order (the tag needs every byte before it), so the
+    /// same key, nonce and source always give the same chunks: an upload resumes by encrypting again.
+    public static func encryptChunks(
+        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], singleChunk: Bool = false,
+        memory: (Int) throws(XFTPFileError) -> UnsafeMutableRawBufferPointer?,
+        written: (Int, UnsafeRawBufferPointer) throws(XFTPFileError) -> Void = { _, _ in },
+        onChunk: (Int, [UInt8]) throws(XFTPFileError) -> Void
+    ) throws(XFTPFileError) -> EncryptedFile {
         guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
         guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
         let header: [UInt8]
@@ -65,39 +82,36 @@ public enum FileEncryption {
             sizes = XFTPChunkSizes.prepare(payloadSize)
         }
         let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
-        let src = try PosixFile(path: sourcePath, mode: .read)
-        let dst = try PosixFile(path: encryptedPath, mode: .create)
-        var writer = ChunkedWriter(file: dst, sizes: sizes, onChunk: onChunk)
-        var sb: SecretBoxStream
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
+        var stream = try EncryptingReader(source: try PosixFile(path: sourcePath, mode: .read), key: key, nonce: nonce,
+                                          payloadLength: payloadLen, header: header, contentSize: fileSize,
+                                          paddingSize: encSize - Int64(authTagSize) - payloadLen - Int64(lengthSize))
+        let chunkHash = StreamDigest(.sha256), fileHash = StreamDigest(.sha512)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ioBlock, alignment: 64)
+        defer { scratch.deallocate() }
+        var digests: [[UInt8]] = []
+        digests.reserveCapacity(sizes.count)
+        for (i, size) in sizes.enumerated() {
+            let whole = try memory(i)
+            if let whole, whole.count < Int(size) { throw .io("chunk memory smaller than the chunk") }
+            var off = 0
+            // Pieces small enough to be hashed while they are still in cache.
+            while off < Int(size) {
+                let n = min(ioBlock, Int(size) - off)
+                let piece = whole.map { UnsafeMutableRawBufferPointer(rebasing: $0[off..<(off + n)]) }
+                    ?? UnsafeMutableRawBufferPointer(rebasing: scratch[0..<n])
+                try stream.fill(piece)
+                let done = UnsafeRawBufferPointer(piece)
+                chunkHash.update(done)
+                fileHash.update(done)
+                try written(i, done)
+                off += n
+            }
+            digests.append(chunkHash.finalize())
+            try onChunk(i, digests[i])
         }
-        var e = SMPEncoder(capacity: 8 + header.count)
-        e.int64(payloadLen)
-        e.raw(header)
-        try writer.write(sb.encrypt(e.bytes))
-        var left = fileSize
-        while left > 0 {
-            let n = Int(min(left, Int64(ioBlock)))
-            var piece = try src.read(max: n)
-            guard piece.count == n else { throw .io("encrypting file: unexpected EOF") }
-            piece.withUnsafeMutableBytes { sb.encrypt(inPlace: $0) }
-            try writer.write(piece)
-            left -= Int64(n)
-        }
-        var pad = encSize - Int64(authTagSize) - payloadLen - Int64(lengthSize)
-        while pad > 0 {
-            let n = Int(min(pad, Int64(ioBlock)))
-            try writer.write(sb.encrypt([UInt8](repeating: UInt8(ascii: "#"), count: n)))
-            pad -= Int64(n)
-        }
-        try writer.write(sb.tag())
-        let chunkDigests = writer.finish()
         return EncryptedFile(
-            encryptedSize: encSize, digest: writer.fileHash.finalize(),
-            chunks: zip(XFTPChunkSizes.offsets(sizes), chunkDigests).map { ($0.offset, $0.size, $1) })
+            encryptedSize: encSize, digest: fileHash.finalize(),
+            chunks: zip(XFTPChunkSizes.offsets(sizes), digests).map { ($0.offset, $0.size, $1) })
     }
 
     /// Decrypts the downloaded chunk files (in order) of a file of `encryptedSize` bytes. The
@@ -130,42 +144,68 @@ public enum FileEncryption {
     }
 }
 
-/// Writes the encrypted stream, hashing each chunk (SHA-256) and the whole file (SHA-512).
-struct ChunkedWriter {
-    let file: PosixFile
-    let sizes: [UInt32]
-    var index = 0
-    var inChunk: Int64 = 0
-    let chunkHash = StreamDigest(.sha256)
-    let fileHash = StreamDigest(.sha512)
-    var digests: [[UInt8]] = []
-    let onChunk: (Int, [UInt8]) -> Void
+/// The encrypted stream of a file in order, `length ++ header`, the content, the `#` padding, then
+/// the tag: each `fill` reads the source straight into the caller's memory and encrypts it there.
+struct EncryptingReader {
+    private var sb: SecretBoxStream
+    private let source: PosixFile
+    /// Encrypted length and header, handed out first.
+    private var prefix: [UInt8]
+    private var prefixUsed = 0
+    private var contentLeft: Int64
+    private var paddingLeft: Int64
+    private var tag: [UInt8]?
+    private var tagUsed = 0
 
-    init(file: PosixFile, sizes: [UInt32], onChunk: @escaping (Int, [UInt8]) -> Void) {
-        self.file = file
-        self.sizes = sizes
-        self.onChunk = onChunk
+    init(source: PosixFile, key: [UInt8], nonce: [UInt8], payloadLength: Int64, header: [UInt8], contentSize: Int64,
+         paddingSize: Int64) throws(XFTPFileError) {
+        do {
+            sb = try SecretBoxStream(secret: key, nonce: nonce)
+        } catch {
+            throw .crypto("\(error)")
+        }
+        self.source = source
+        var e = SMPEncoder(capacity: FileEncryption.lengthSize + header.count)
+        e.int64(payloadLength)
+        e.raw(header)
+        prefix = sb.encrypt(e.bytes)
+        contentLeft = contentSize
+        paddingLeft = paddingSize
     }
 
-    mutating func write(_ bytes: [UInt8]) throws(XFTPFileError) {
-        try file.write(bytes)
-        fileHash.update(bytes)
+    mutating func fill(_ dst: UnsafeMutableRawBufferPointer) throws(XFTPFileError) {
+        guard let base = dst.baseAddress else { return }
         var off = 0
-        while off < bytes.count {
-            guard index < sizes.count else { throw .io("encrypted data exceeds chunk sizes") }
-            let room = Int64(sizes[index]) - inChunk
-            let n = Int(min(room, Int64(bytes.count - off)))
-            bytes.withUnsafeBytes { chunkHash.update(UnsafeRawBufferPointer(rebasing: $0[off..<(off + n)])) }
-            inChunk += Int64(n)
-            off += n
-            if inChunk == Int64(sizes[index]) {
-                digests.append(chunkHash.finalize())
-                onChunk(index, digests[index])
-                inChunk = 0
-                index += 1
+        while off < dst.count {
+            let room = dst.count - off
+            if prefixUsed < prefix.count {
+                let n = min(room, prefix.count - prefixUsed)
+                prefix.withUnsafeBytes { (base + off).copyMemory(from: $0.baseAddress! + prefixUsed, byteCount: n) }
+                prefixUsed += n
+                off += n
+            } else if contentLeft > 0 {
+                let n = Int(min(Int64(room), contentLeft))
+                let piece = UnsafeMutableRawBufferPointer(start: base + off, count: n)
+                guard try source.read(into: piece) == n else { throw .io("encrypting file: unexpected EOF") }
+                sb.encrypt(inPlace: piece)
+                contentLeft -= Int64(n)
+                off += n
+            } else if paddingLeft > 0 {
+                let n = Int(min(Int64(room), paddingLeft))
+                let piece = UnsafeMutableRawBufferPointer(start: base + off, count: n)
+                piece.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "#"))
+                sb.encrypt(inPlace: piece)
+                paddingLeft -= Int64(n)
+                off += n
+            } else {
+                let t = tag ?? sb.tag()
+                tag = t
+                guard tagUsed < t.count else { throw .io("encrypted data exceeds chunk sizes") }
+                let n = min(room, t.count - tagUsed)
+                t.withUnsafeBytes { (base + off).copyMemory(from: $0.baseAddress! + tagUsed, byteCount: n) }
+                tagUsed += n
+                off += n
             }
         }
     }
-
-    func finish() -> [[UInt8]] { digests }
 }

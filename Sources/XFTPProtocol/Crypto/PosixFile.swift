@@ -44,6 +44,36 @@ public final class PosixFile {
         return buf
     }
 
+    /// Reads into `dst` until it is full or the file ends; returns the bytes read (no zero-filled
+    /// array in between, for the file passes that own their memory).
+    public func read(into dst: UnsafeMutableRawBufferPointer) throws(XFTPFileError) -> Int {
+        guard let base = dst.baseAddress else { return 0 }
+        var got = 0
+        while got < dst.count {
+            let n = Glibc_read(fd, base + got, dst.count - got)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("read \(path): errno \(errno)")
+            }
+            if n == 0 { break }
+            got += n
+        }
+        return got
+    }
+
+    public func write(_ p: UnsafeRawBufferPointer) throws(XFTPFileError) {
+        guard let base = p.baseAddress else { return }
+        var off = 0
+        while off < p.count {
+            let n = Glibc_write(fd, base + off, p.count - off)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("write \(path): errno \(errno)")
+            }
+            off += n
+        }
+    }
+
     /// Reads exactly `count` bytes or throws (the file ended early).
     public func read(exactly count: Int) throws(XFTPFileError) -> [UInt8] {
         let b = try read(max: count)
@@ -75,6 +105,9 @@ public final class PosixFile {
         return Int64(st.st_size)
     }
 
+    /// Cuts a file to `size` bytes (a partial download continues from there).
+    public static func truncate(_ path: String, to size: Int64) -> Bool { Glibc_truncate(path, off_t(size)) == 0 }
+
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
     @discardableResult
@@ -84,9 +117,11 @@ public final class PosixFile {
 #if canImport(Glibc)
 private let Glibc_read = Glibc.read
 private let Glibc_write = Glibc.write
+private let Glibc_truncate = Glibc.truncate
 #elseif canImport(Darwin)
 private let Glibc_read = Darwin.read
 private let Glibc_write = Darwin.write
+private let Glibc_truncate = Darwin.truncate
 #endif
 
 public enum XFTPFileError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -137,11 +137,7 @@ final class HTTP2AfterTLSHandler: ChannelInboundHandler, RemovableChannelHandler
             let onStream = onStream
             do {
                 var conn = NIOHTTP2Handler.ConnectionConfiguration()
-                conn.initialSettings = [
-                    HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                    HTTP2Setting(parameter: .initialWindowSize, value: window),
-                    HTTP2Setting(parameter: .maxHeaderListSize, value: HPACKDecoder.defaultMaxHeaderListSize),
-                ]
+                conn.initialSettings = XFTPHTTP2.initialSettings(window: window)
                 // The connection window holds several streams' windows: with the HTTP/2 default
                 // (64 KB) parallel chunks would wait on each other's WINDOW_UPDATEs.
                 conn.targetWindowSize = window * 8
