@@ -122,6 +122,13 @@ public final class ChatReceiver {
             break
         case .contactSwitch(let user, let contact, _):
             if active(user) { m.updateContact(contact) }
+        case .newMemberContactReceivedInv(let user, let contact, _, _):
+            if active(user) { m.contactConnected(contact) }
+        case .contactAndMemberAssociated(let user, _, let g, _, let updated):
+            // The iOS app updates the contact and the group (its member now shows the contact).
+            guard active(user) else { return }
+            m.updateContact(updated)
+            m.updateChatInfo(.group(groupInfo: g, groupChatScope: nil))
         case .hostConnected, .hostDisconnected, .subscriptionStatus, .messageError:
             break
         case .file(let f):

@@ -143,6 +143,12 @@ extension ChatView {
             return "invitation to join the group #\(g.localDisplayName) sent to \(contact.localDisplayName)"
         case .userAcceptedGroupSent(_, let g, _):
             return "#\(g.localDisplayName): joining the group..."
+        case .newMemberContact(_, _, let g, let m):
+            return "contact for member #\(g.localDisplayName) \(m.localDisplayName) is created"
+        case .newMemberContactSentInv(_, _, let g, let m):
+            return "sent invitation to connect directly to member #\(g.localDisplayName) \(m.localDisplayName)"
+        case .memberContactAccepted(_, let ct):
+            return "\(ct.localDisplayName): accepting contact invitation..."
         case .groupMembers(_, let group):
             return group.members.map { m in
                 "\(m.localDisplayName): \(m.memberRole.rawValue), \(m.memberStatus.rawValue)"

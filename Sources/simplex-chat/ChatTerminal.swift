@@ -589,6 +589,11 @@ actor ChatTerminal {
             output("\(t) #\(g.localDisplayName): \(m.localDisplayName) joined the group")
         case .leftMember(_, let g, let m):
             output("\(t) #\(g.localDisplayName): \(m.localDisplayName) left the group")
+        case .newMemberContactReceivedInv(_, let ct, let g, let m):
+            output("\(t) #\(g.localDisplayName) \(m.localDisplayName) is creating direct contact \(ct.localDisplayName) with you\nto accept: /_accept member contact @\(ct.contactId)")
+        case .contactAndMemberAssociated(_, let ct, let g, let m, let updated):
+            // simplex-chat View.hs `viewContactAndMemberAssociated`.
+            output("\(t) contact and member are merged: \(ct.localDisplayName), #\(g.localDisplayName) \(m.localDisplayName)\nuse @\(updated.localDisplayName) <message> to send messages")
         case .unknownMemberCreated(_, let g, let by, let m):
             output("\(t) #\(g.localDisplayName): \(by.localDisplayName) forwarded a message from an unknown member, creating unknown member record \(m.localDisplayName)")
         case .unknownMemberAnnounced(_, let g, let by, let unknown, let announced):

@@ -435,6 +435,9 @@ enum RTSamples {
         obj("chatCmdError", #""chatError":{"type":"errorStore","storeError":{"type":"groupNotFound","groupId":4}}"#),
         withUser("groupCreated", #""groupInfo":\#(groupInfo)"#),
         withUser("sentGroupInvitation", #""groupInfo":\#(groupInfo),"contact":\#(contact),"member":\#(member)"#),
+        withUser("newMemberContact", #""contact":\#(contact),"groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("newMemberContactSentInv", #""contact":\#(contact),"groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("memberContactAccepted", #""contact":\#(contact)"#),
         withUser("userAcceptedGroupSent", #""groupInfo":\#(groupInfo),"hostContact":\#(contact)"#),
         withUser("groupMembers", #""group":{"groupInfo":\#(groupInfo),"members":[\#(member),\#(host)]}"#),
         withUser("groupsList", #""groups":[\#(groupInfo)]"#),
@@ -509,6 +512,8 @@ enum RTSamples {
         withUser("joinedGroupMemberConnecting", #""groupInfo":\#(groupInfo),"hostMember":\#(host),"member":\#(member)"#),
         withUser("memberAcceptedByOther", #""groupInfo":\#(groupInfo),"acceptingMember":\#(host),"member":\#(member)"#),
         withUser("connectedToGroupMember", #""groupInfo":\#(groupInfo),"member":\#(member),"memberContact":\#(contact)"#),
+        withUser("newMemberContactReceivedInv", #""contact":\#(contact),"groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("contactAndMemberAssociated", #""contact":\#(contact),"groupInfo":\#(groupInfo),"member":\#(member),"updatedContact":\#(contact)"#),
         withUser("memberRole", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"fromRole":"member","toRole":"observer""#),
         withUser("memberBlockedForAll", #""groupInfo":\#(groupInfo),"byMember":\#(host),"member":\#(member),"blocked":false"#),
         withUser("deletedMember", #""groupInfo":\#(groupInfo),"byMember":\#(host),"deletedMember":\#(member),"withMessages":false"#),
@@ -841,6 +846,9 @@ enum CaseNames {
         case .chatCmdError: "chatCmdError"
         case .groupCreated: "groupCreated"
         case .sentGroupInvitation: "sentGroupInvitation"
+        case .newMemberContact: "newMemberContact"
+        case .newMemberContactSentInv: "newMemberContactSentInv"
+        case .memberContactAccepted: "memberContactAccepted"
         case .userAcceptedGroupSent: "userAcceptedGroupSent"
         case .groupMembers: "groupMembers"
         case .groupsList: "groupsList"
@@ -905,6 +913,8 @@ enum CaseNames {
         case .joinedGroupMemberConnecting: "joinedGroupMemberConnecting"
         case .memberAcceptedByOther: "memberAcceptedByOther"
         case .connectedToGroupMember: "connectedToGroupMember"
+        case .contactAndMemberAssociated: "contactAndMemberAssociated"
+        case .newMemberContactReceivedInv: "newMemberContactReceivedInv"
         case .memberRole: "memberRole"
         case .memberBlockedForAll: "memberBlockedForAll"
         case .deletedMember: "deletedMember"

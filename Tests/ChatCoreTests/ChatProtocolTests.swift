@@ -178,6 +178,11 @@ import Testing
                 "x.info with empty full name",
                 #"{"v":"1","event":"x.info","params":{"profile":{"fullName":"","displayName":"alice","preferences":{"reactions":{"allow":"yes"},"voice":{"allow":"yes"}}}}}"#,
                 .info(Profile(displayName: "alice", preferences: profile.preferences))),
+            Vector("x.info.probe", #"{"v":"1","event":"x.info.probe","params":{"probe":"AQIDBA=="}}"#, .infoProbe(Probe(bytes: [1, 2, 3, 4]))),
+            Vector(
+                "x.info.probe.check", #"{"v":"1","event":"x.info.probe.check","params":{"probeHash":"AQIDBA=="}}"#,
+                .infoProbeCheck(ProbeHash(bytes: [1, 2, 3, 4]))),
+            Vector("x.info.probe.ok", #"{"v":"1","event":"x.info.probe.ok","params":{"probe":"AQIDBA=="}}"#, .infoProbeOk(Probe(bytes: [1, 2, 3, 4]))),
             Vector(
                 "x.contact with xContactId", #"{"v":"1","event":"x.contact","params":{"contactReqId":"AQIDBA==","profile":\#(profileJSON)}}"#,
                 .contact(profile: profile, contactReqId: XContactId(bytes: [1, 2, 3, 4]))),
@@ -194,12 +199,10 @@ import Testing
             Vector(
                 "x.grp.mem.del without messages", #"{"v":"1","event":"x.grp.mem.del","params":{"memberId":"AQIDBA=="}}"#,
                 .grpMemDel(memberId: MemberId(bytes: [1, 2, 3, 4]), messages: nil)),
+            Vector("x.grp.direct.inv", #"{"v":"1","event":"x.grp.direct.inv","params":{"connReq":"x"}}"#, .grpDirectInv(connReq: "x", content: nil)),
             Vector(
-                "x.grp.direct.inv (unknown to us)", #"{"v":"1","event":"x.grp.direct.inv","params":{"connReq":"x"}}"#,
-                .unknown(event: "x.grp.direct.inv", params: ["connReq": .string("x")])),
-            Vector(
-                "x.info.probe (unknown to us)", #"{"v":"1","event":"x.info.probe","params":{"probe":"AQIDBA=="}}"#,
-                .unknown(event: "x.info.probe", params: ["probe": .string("AQIDBA==")])),
+                "x.grp.direct.inv with content", #"{"v":"1","event":"x.grp.direct.inv","params":{"connReq":"x","content":{"text":"hi","type":"text"}}}"#,
+                .grpDirectInv(connReq: "x", content: .text("hi"))),
             Vector("x.ok", #"{"v":"1","event":"x.ok","params":{}}"#, .ok),
         ]
     }
@@ -397,14 +400,14 @@ import Testing
     }
 
     @Test func unknownEventsKeepTheirParams() throws {
-        let text = #"{"v":"1-16","msgId":"AQIDBA==","event":"x.grp.direct.inv","params":{"connReq":"simplex:/invitation#/?v=2","content":{"type":"text","text":"hi"},"future":[1,{"a":null}]}}"#
+        let text = #"{"v":"1-16","msgId":"AQIDBA==","event":"x.call.extra","params":{"callId":"AQID","extraInfo":{"rtcExtraInfo":"x"},"future":[1,{"a":null}]}}"#
         let m = try Self.decodeOne(text)
         guard case .unknown(let event, let params) = m.event else {
             Issue.record("not unknown")
             return
         }
-        #expect(event == "x.grp.direct.inv")
-        #expect(params["connReq"] == .string("simplex:/invitation#/?v=2"))
+        #expect(event == "x.call.extra")
+        #expect(params["callId"] == .string("AQID"))
         #expect(try Self.json(m.encoded()) == Self.json(text))
         // A tag we have never heard of, as long as it is in the `x` namespace.
         let future = try Self.decodeOne(#"{"event":"x.poll.vote","params":{"option":2}}"#)

@@ -153,6 +153,12 @@ import Testing
         let inner = ChatMessage(chatVRange: VersionRange(1...16), msgId: msgId2, event: .msgNew(MsgContainer(content: .text("fwd"))))
         out.append(.grpMsgForward(memberId: memberId, memberName: "carol", msg: inner, msgTs: time))
         out.append(.grpMsgForward(memberId: nil, msg: ChatMessage(msgId: msgId2, event: .grpInfo(groupProfile)), msgTs: time2))
+        out.append(.grpDirectInv(connReq: link, content: nil))
+        out.append(.grpDirectInv(connReq: link, content: .text("hi"), scope: .member(memberId: memberId)))
+        let probe = Probe.random()
+        out.append(.infoProbe(probe))
+        out.append(.infoProbeCheck(probe.hash))
+        out.append(.infoProbeOk(probe))
         return out
     }
 
@@ -162,7 +168,8 @@ import Testing
         switch e {
         case .msgNew, .msgFileDescr, .msgUpdate, .msgDel, .msgDeleted, .msgReact, .fileCancel, .info, .contact, .directDel, .ok,
             .grpInv, .grpAcpt, .grpLinkInv, .grpLinkMem, .grpLinkReject, .grpLinkAcpt, .grpMemNew, .grpMemIntro, .grpMemInv, .grpMemFwd, .grpMemInfo, .grpMemCon,
-            .grpMemRole, .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpPrefs, .grpMsgForward:
+            .grpMemRole, .grpMemRestrict, .grpMemDel, .grpLeave, .grpDel, .grpInfo, .grpPrefs, .grpMsgForward, .grpDirectInv, .infoProbe,
+            .infoProbeCheck, .infoProbeOk:
             true
         case .unknown:
             false
@@ -192,7 +199,7 @@ import Testing
         let schema = try Self.overlaidSchema()
         let samples = Self.samples()
         let tags = Set(samples.filter(Self.covers).map(\.tag))
-        #expect(tags.count == 31, "every event case is sampled: \(tags.sorted())")
+        #expect(tags.count == 35, "every event case is sampled: \(tags.sorted())")
         for event in samples {
             for (vRange, id) in [(ChatProtocolVersion.supportedRange, Self.msgId), (nil, nil)] as [(VersionRange?, SharedMsgId?)] {
                 let msg = ChatMessage(chatVRange: vRange, msgId: id, event: event)

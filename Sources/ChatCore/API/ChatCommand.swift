@@ -124,6 +124,15 @@ public enum ChatCommand: Sendable, Hashable {
     case apiAddMember(groupId: Int64, contactId: Int64, memberRole: GroupMemberRole)
     /// `/_join #<groupId>`: accept an invitation.
     case apiJoinGroup(groupId: Int64)
+    /// `/_create member contact #<groupId> <groupMemberId>`: a contact for a group member, with an
+    /// invitation link sent later by `/_invite member contact`.
+    case apiCreateMemberContact(groupId: Int64, groupMemberId: Int64)
+    /// `/_invite member contact @<contactId>[ <json(MsgContent)>]`: x.grp.direct.inv to the member.
+    case apiSendMemberContactInvitation(contactId: Int64, msgContent: MsgContent?)
+    /// `/_accept member contact @<contactId>`: join the link a member sent in x.grp.direct.inv.
+    case apiAcceptMemberContact(contactId: Int64)
+    /// `/_set accept member contacts <userId> on|off`: join members' x.grp.direct.inv links at once.
+    case apiSetUserAutoAcceptMemberContacts(userId: Int64, onOff: Bool)
     /// `/_members #<groupId>`.
     case apiListMembers(groupId: Int64)
     /// `/_groups <userId>[ @<contactId>][ <search>]`.
@@ -398,6 +407,10 @@ extension ChatCommand {
         case .apiNewGroup(let id, let inc, let p): return "/_group \(id)" + (inc ? " incognito=on" : "") + " " + json(p)
         case .apiAddMember(let g, let c, let r): return "/_add #\(g) \(c) " + r.rawValue
         case .apiJoinGroup(let g): return "/_join #\(g)"
+        case .apiCreateMemberContact(let g, let m): return "/_create member contact #\(g) \(m)"
+        case .apiSendMemberContactInvitation(let c, let mc): return "/_invite member contact @\(c)" + (mc.map { " " + json($0) } ?? "")
+        case .apiAcceptMemberContact(let c): return "/_accept member contact @\(c)"
+        case .apiSetUserAutoAcceptMemberContacts(let u, let on): return "/_set accept member contacts \(u) " + onOff(on)
         case .apiListMembers(let g): return "/_members #\(g)"
         case .apiListGroups(let id, let c, let q): return "/_groups \(id)" + (c.map { " @\($0)" } ?? "") + (q.map { " " + $0 } ?? "")
         case .apiMembersRole(let g, let ms, let r): return "/_member role #\(g) " + ids(ms) + " " + r.rawValue

@@ -400,6 +400,11 @@ enum CommandSyntax {
             try s.expect(" ")
             return .apiUpdateProfile(userId: id, profile: try s.json(Profile.self, "profile"))
         },
+        Entry(name: "/_set accept member contacts", prefixes: ["/_set accept member contacts "]) { s throws(CommandSyntaxError) in
+            let u = try s.decimal("user ID")
+            try s.expect(" ")
+            return .apiSetUserAutoAcceptMemberContacts(userId: u, onOff: try s.onOff("on|off"))
+        },
         Entry(name: "/_set prefs", prefixes: ["/_set prefs @"]) { s throws(CommandSyntaxError) in
             let id = try s.decimal("contact ID")
             try s.expect(" ")
@@ -566,6 +571,19 @@ enum CommandSyntax {
             try s.expect(" ")
             let ms = try s.idList()
             return .apiMembersRole(groupId: g, groupMemberIds: ms, memberRole: try s.memberRole())
+        },
+        Entry(name: "/_create member contact", prefixes: ["/_create member contact #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiCreateMemberContact(groupId: g, groupMemberId: try s.decimal("group member ID"))
+        },
+        Entry(name: "/_invite member contact", prefixes: ["/_invite member contact @"]) { s throws(CommandSyntaxError) in
+            let c = try s.decimal("contact ID")
+            let mc: MsgContent? = s.take(" ") ? try s.json(MsgContent.self, "message content") : nil
+            return .apiSendMemberContactInvitation(contactId: c, msgContent: mc)
+        },
+        Entry(name: "/_accept member contact", prefixes: ["/_accept member contact @"]) { s throws(CommandSyntaxError) in
+            .apiAcceptMemberContact(contactId: try s.decimal("contact ID"))
         },
         Entry(name: "/_accept member", prefixes: ["/_accept member #"]) { s throws(CommandSyntaxError) in
             let g = try s.decimal("group ID")

@@ -42,6 +42,10 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     /// simplex-chat CEvtMemberAcceptedByOther: a moderator (not us) admitted `member` or moved it on to review.
     case memberAcceptedByOther(user: User, groupInfo: GroupInfo, acceptingMember: GroupMember, member: GroupMember)
     case connectedToGroupMember(user: User, groupInfo: GroupInfo, member: GroupMember, memberContact: Contact?)
+    /// A member sent us x.grp.direct.inv: its contact, to accept (CEvtNewMemberContactReceivedInv).
+    case newMemberContactReceivedInv(user: User, contact: Contact, groupInfo: GroupInfo, member: GroupMember)
+    /// A probe showed that a contact and a group member are the same peer (CEvtContactAndMemberAssociated).
+    case contactAndMemberAssociated(user: User, contact: Contact, groupInfo: GroupInfo, member: GroupMember, updatedContact: Contact)
     case memberRole(user: User, groupInfo: GroupInfo, byMember: GroupMember, member: GroupMember, fromRole: GroupMemberRole, toRole: GroupMemberRole)
     case memberBlockedForAll(user: User, groupInfo: GroupInfo, byMember: GroupMember, member: GroupMember, blocked: Bool)
     case deletedMember(user: User, groupInfo: GroupInfo, byMember: GroupMember, deletedMember: GroupMember, withMessages: Bool)
@@ -112,6 +116,11 @@ public enum ChatEvent: Sendable, Hashable, Codable {
         case "joinedGroupMemberConnecting": self = try .joinedGroupMemberConnecting(user: c.v("user"), groupInfo: c.v("groupInfo"), hostMember: c.v("hostMember"), member: c.v("member"))
         case "memberAcceptedByOther": self = try .memberAcceptedByOther(user: c.v("user"), groupInfo: c.v("groupInfo"), acceptingMember: c.v("acceptingMember"), member: c.v("member"))
         case "connectedToGroupMember": self = try .connectedToGroupMember(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"), memberContact: c.opt("memberContact"))
+        case "newMemberContactReceivedInv":
+            self = try .newMemberContactReceivedInv(user: c.v("user"), contact: c.v("contact"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "contactAndMemberAssociated":
+            self = try .contactAndMemberAssociated(user: c.v("user"), contact: c.v("contact"), groupInfo: c.v("groupInfo"), member: c.v("member"),
+                                                   updatedContact: c.v("updatedContact"))
         case "memberRole": self = try .memberRole(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), member: c.v("member"), fromRole: c.v("fromRole"), toRole: c.v("toRole"))
         case "memberBlockedForAll": self = try .memberBlockedForAll(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), member: c.v("member"), blocked: c.v("blocked"))
         case "deletedMember": self = try .deletedMember(user: c.v("user"), groupInfo: c.v("groupInfo"), byMember: c.v("byMember"), deletedMember: c.v("deletedMember"), withMessages: c.v("withMessages"))
@@ -310,6 +319,19 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             try c.put(groupInfo, "groupInfo")
             try c.put(acceptingMember, "acceptingMember")
             try c.put(member, "member")
+        case .newMemberContactReceivedInv(let user, let contact, let groupInfo, let member):
+            try c.tag("newMemberContactReceivedInv")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+        case .contactAndMemberAssociated(let user, let contact, let groupInfo, let member, let updatedContact):
+            try c.tag("contactAndMemberAssociated")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+            try c.put(updatedContact, "updatedContact")
         case .connectedToGroupMember(let user, let groupInfo, let member, let memberContact):
             try c.tag("connectedToGroupMember")
             try c.put(user, "user")

@@ -49,6 +49,12 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case chatCmdError(chatError: ChatError)
     case groupCreated(user: User, groupInfo: GroupInfo)
     case sentGroupInvitation(user: User, groupInfo: GroupInfo, contact: Contact, member: GroupMember)
+    /// `/_create member contact` (CRNewMemberContact).
+    case newMemberContact(user: User, contact: Contact, groupInfo: GroupInfo, member: GroupMember)
+    /// `/_invite member contact` (CRNewMemberContactSentInv).
+    case newMemberContactSentInv(user: User, contact: Contact, groupInfo: GroupInfo, member: GroupMember)
+    /// `/_accept member contact` (CRMemberContactAccepted).
+    case memberContactAccepted(user: User, contact: Contact)
     case userAcceptedGroupSent(user: User, groupInfo: GroupInfo, hostContact: Contact?)
     case groupMembers(user: User, group: Group)
     case groupsList(user: User, groups: [GroupInfo])
@@ -133,6 +139,11 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "chatCmdError": self = try .chatCmdError(chatError: c.v("chatError"))
         case "groupCreated": self = try .groupCreated(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "sentGroupInvitation": self = try .sentGroupInvitation(user: c.v("user"), groupInfo: c.v("groupInfo"), contact: c.v("contact"), member: c.v("member"))
+        case "newMemberContact":
+            self = try .newMemberContact(user: c.v("user"), contact: c.v("contact"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "newMemberContactSentInv":
+            self = try .newMemberContactSentInv(user: c.v("user"), contact: c.v("contact"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "memberContactAccepted": self = try .memberContactAccepted(user: c.v("user"), contact: c.v("contact"))
         case "userAcceptedGroupSent": self = try .userAcceptedGroupSent(user: c.v("user"), groupInfo: c.v("groupInfo"), hostContact: c.opt("hostContact"))
         case "groupMembers": self = try .groupMembers(user: c.v("user"), group: c.v("group"))
         case "groupsList": self = try .groupsList(user: c.v("user"), groups: c.v("groups"))
@@ -358,6 +369,22 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.tag("groupCreated")
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
+        case .newMemberContact(let user, let contact, let groupInfo, let member):
+            try c.tag("newMemberContact")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+        case .newMemberContactSentInv(let user, let contact, let groupInfo, let member):
+            try c.tag("newMemberContactSentInv")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+        case .memberContactAccepted(let user, let contact):
+            try c.tag("memberContactAccepted")
+            try c.put(user, "user")
+            try c.put(contact, "contact")
         case .sentGroupInvitation(let user, let groupInfo, let contact, let member):
             try c.tag("sentGroupInvitation")
             try c.put(user, "user")

@@ -139,7 +139,10 @@ extension ChatController {
             }
             let userId: Int64 = conn["user_id"]
             let user = try userById(userId)
-            _ = try createContact(conn, profile: profile, status: "requested")
+            let contactId = try createContact(conn, profile: profile, status: "requested")
+            // A member contact's invitation was joined: it is an ordinary contact from now on
+            // (simplex-chat `resetMemberContactFields` at CONF with x.info).
+            try store.write { db in try db.resetMemberContactFields(contactId, at: Self.now) }
             let (version, pq) = try negotiated(agentConnId)
             let ours = try encodeInfo(.info(try profileToSend(user, incognitoProfileId: conn["custom_user_profile_id"])), pqSupport: pq, chatVersion: version)
             let agent = try runningAgent()
@@ -179,6 +182,15 @@ extension ChatController {
             let custom = try (conn["custom_user_profile_id"] as Int64?).map { id throws(ChatError) in try profileToSend(user, incognitoProfileId: id) }
             emit(.contactConnected(user: user, contact: contact, userCustomProfile: custom))
             try contactConnectedItems(user: user, contact, pq: pq)
+            // A connection we made or joined is probed once (simplex-chat `contactConnInitiated`).
+            if conn["initiated"] as Bool? == true {
+                do {
+                    try await probeMatchingMembers(user: user, contact, agentConnId: agentConnId,
+                                                   incognito: conn["custom_user_profile_id"] as Int64? != nil)
+                } catch {
+                    emit(.chatError(chatError: error))
+                }
+            }
             try await sendWelcome(conn, user: user, contact: contact)
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)
@@ -409,6 +421,12 @@ extension ChatController {
                 return try self.contact(db, contactId)
             }
             if let contact { emit(.contactDeletedByContact(user: user, contact: contact)) }
+        case .infoProbe(let probe):
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { try await probeReceived(user: user, from: .contact(c), probe) }
+        case .infoProbeCheck(let hash):
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { try await probeHashReceived(user: user, from: .contact(c), hash) }
+        case .infoProbeOk(let probe):
+            if let c = try store.read({ db in try self.contact(db, contactId) }) { try probeOkReceived(user: user, from: .contact(c), probe) }
         case .msgFileDescr(let msgId, let part):
             try await fileDescrReceived(contactId: contactId, groupId: nil, memberGmId: nil, msgId: msgId, part)
         case .fileCancel(let msgId):

@@ -18,6 +18,21 @@ extension ChatController {
         guard inv.fromMember.memberId != inv.invitedMember.memberId else { throw .error(errorType: .groupDuplicateMemberId) }
         let profileJSON = try json(inv.groupProfile)
         let incognitoId = contact.activeConn?.customUserProfileId
+        // The same invitation again (the host re-sends it while we are still invited): the group we
+        // have, with our member ID, role and the group profile as this one says (simplex-chat
+        // `createGroupInvitation` returning the existing group).
+        let existing = try store.write { db -> (Int64, Int64)? in
+            guard let groupId = try db.groupIdInvitedWith(userId: user.userId, link: inv.connRequest),
+                  let host = try db.groupHostRow(groupId: groupId), let membership = try db.membershipRow(groupId: groupId)
+            else { return nil }
+            try db.updateInvitedMembership(membership["group_member_id"], memberId: inv.invitedMember.memberId.base64url,
+                                           role: inv.invitedMember.memberRole.rawValue, at: Self.now)
+            try db.setGroupProfile(groupId, profileJSON: profileJSON, at: Self.now)
+            return (groupId, host["group_member_id"])
+        }
+        if let (groupId, hostGmId) = existing {
+            return try groupInvitationItem(user: user, contact, inv, groupId: groupId, hostGmId: hostGmId, shared: shared)
+        }
         let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in
             let name = try self.uniqueGroupName(db, userId: user.userId, Self.validDisplayName(inv.groupProfile.displayName))
             let groupId = try db.insertGroup(userId: user.userId, localDisplayName: name, profileJSON: profileJSON, at: Self.now)
@@ -38,10 +53,16 @@ extension ChatController {
         }
         // simplex-chat `processGroupInvitation`: the new group chat's banner (no event).
         try joiningGroupBanner(userId: user.userId, groupId: groupId)
+        try groupInvitationItem(user: user, contact, inv, groupId: groupId, hostGmId: hostGmId, shared: shared)
+    }
+
+    /// The received invitation as an item in the contact's chat, and `receivedGroupInvitation`.
+    private func groupInvitationItem(user: User, _ contact: Contact, _ inv: GroupInvitation, groupId: Int64, hostGmId: Int64,
+                                     shared: String?) throws(ChatError) {
         let g = try groupInfo(groupId)
         let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: hostGmId, localDisplayName: g.localDisplayName,
                                       groupProfile: inv.groupProfile, status: .pending)
-        let itemId = try insertItem(userId: user.userId, contactId: contactId, sent: false,
+        let itemId = try insertItem(userId: user.userId, contactId: contact.contactId, sent: false,
                                     content: .rcvGroupInvitation(groupInvitation: ciInv, memberRole: inv.invitedMember.memberRole),
                                     text: "invitation to join group \(g.localDisplayName) as \(inv.invitedMember.memberRole.rawValue)",
                                     shared: shared, status: .rcvNew)
@@ -148,6 +169,8 @@ extension ChatController {
             }
             emit(.newChatItems(user: user, chatItems: items))
         case .invitee:
+            // simplex-chat: a held joiner counts once its connection is up, not at its request.
+            if pending { try store.write { db in try db.increaseMembersRequireAttention(memberOf: gmId) } }
             let g = try groupInfo(m.groupId)
             emit(.joinedGroupMember(user: user, groupInfo: g, member: m))
             emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
@@ -185,6 +208,10 @@ extension ChatController {
             let g = try groupInfo(m.groupId)
             emit(.connectedToGroupMember(user: user, groupInfo: g, member: m, memberContact: nil))
             emit(.newChatItems(user: user, chatItems: [try connectedItem(g)]))
+            // A member who was in the group before us is probed (simplex-chat `probeMatchingMemberContact`).
+            if m.memberCategory == .pre {
+                do { try await probeMatchingMemberContact(user: user, g, m) } catch { emit(.chatError(chatError: error)) }
+            }
             // Tell the member who introduced us that we no longer need it.
             let introducer = m.memberCategory == .pre ? g.membership.invitedByGroupMemberId : m.invitedByGroupMemberId
             if let introducer, let mid = MemberId(base64url: m.memberId) {
@@ -488,8 +515,22 @@ extension ChatController {
             try receiveDelete(user: user, .member(g, sender), msgId.base64url, authorMemberId: memberId?.base64url, scope: scope)
         case .msgReact(let msgId, let memberId, let scope, let reaction, let add):
             try receiveReaction(user: user, .member(g, sender), msgId, authorMemberId: memberId, reaction, add: add, sentAt: itemTs, scope: scope)
-        case .info(let profile), .grpLinkMem(let profile):
+        case .info(let profile):
             try updateMemberProfile(sender, profile)
+        case .grpLinkMem(let profile):
+            // The host of a group link (or business address) we joined, who has no contact: its
+            // profile, then it is probed as a member who was in the group before us
+            // (simplex-chat `xGrpLinkMem`).
+            guard author == nil, sender.memberCategory == .host, sender.memberContactId == nil else {
+                reportMessageError(g, "x.grp.link.mem error: invalid group link host profile update")
+                return nil
+            }
+            try updateMemberProfile(sender, profile)
+            do {
+                try await probeMatchingMemberContact(user: user, try groupInfo(g.groupId), try member(sender.groupMemberId))
+            } catch {
+                emit(.chatError(chatError: error))
+            }
         case .grpMemNew(let info, let scope):
             try memberAnnounced(user: user, g, by: sender, info, scope: scope)
         case .grpMemIntro(let info, let restrictions):
@@ -547,6 +588,14 @@ extension ChatController {
             emit(.newChatItems(user: user, chatItems: [try groupItem(g.groupId, itemId)]))
         case .grpPrefs(let prefs):
             try groupPreferencesReceived(user: user, g, sender: sender, prefs)
+        case .grpDirectInv(let connReq, let content, let scope) where author == nil:
+            try await memberContactInvitationReceived(user: user, g, from: sender, connReq: connReq, content: content, scope: scope, shared: shared)
+        case .infoProbe(let probe) where author == nil:
+            try await probeReceived(user: user, from: .member(sender), probe)
+        case .infoProbeCheck(let hash) where author == nil:
+            try await probeHashReceived(user: user, from: .member(sender), hash)
+        case .infoProbeOk(let probe) where author == nil:
+            try probeOkReceived(user: user, from: .member(sender), probe)
         case .msgFileDescr(let msgId, let part):
             try await fileDescrReceived(contactId: nil, groupId: g.groupId, memberGmId: sender.groupMemberId, msgId: msgId, part)
         case .fileCancel(let msgId):

@@ -78,8 +78,21 @@ extension ChatController {
         if try store.read({ db in try db.isMembershipIncognito(groupId: groupId) }) {
             throw .error(errorType: .groupIncognitoCantInvite)
         }
-        if try store.read({ db in try db.activeMemberStatus(groupId: groupId, contactId: contactId) }) != nil {
-            throw .error(errorType: .groupDuplicateMember(contactName: contact.localDisplayName))
+        if let existing = try store.read({ db in try db.activeMemberRow(groupId: groupId, contactId: contactId) }) {
+            // simplex-chat `APIAddMember`: a contact still `invited` gets the same invitation again
+            // (with the new role); any other member is a duplicate.
+            guard existing["member_status"] as String == GroupMemberStatus.invited.rawValue else {
+                throw .error(errorType: .groupDuplicateMember(contactName: contact.localDisplayName))
+            }
+            let gmId: Int64 = existing["group_member_id"]
+            guard let link = existing["inv_conn_req"] as String?, let memberId = MemberId(base64url: existing["member_id"] as String) else {
+                throw .error(errorType: .groupCantResendInvitation(groupInfo: g, contactName: contact.localDisplayName))
+            }
+            if existing["member_role"] as String != role.rawValue {
+                try store.write { db in try db.setMemberRole(gmId, role.rawValue, at: Self.now) }
+            }
+            try await sendGroupInvitation(user: user, g, contact, directConnId: directConnId, memberId: memberId, role: role, link: link, gmId: gmId)
+            return .sentGroupInvitation(user: user, groupInfo: try groupInfo(groupId), contact: contact, member: try member(gmId))
         }
         let agent = try runningAgent()
         let (agentConnId, link): (String, ConnectionRequestURI)
@@ -88,32 +101,41 @@ extension ChatController {
         }
         let memberId = MemberId.random()
         let gmId = try store.write { db -> Int64 in
+            // The link is kept with the member (simplex-chat `conn_req_inv`) to send the invitation again.
             let gmId = try db.insertGroupMember(groupId: groupId, userId: user.userId, memberId: memberId.base64url, role: role.rawValue,
                                                 category: "invitee", status: "invited", localDisplayName: contact.localDisplayName,
-                                                profileId: contact.profile.profileId, contactId: contactId, invitedByUser: true, at: Self.now)
+                                                profileId: contact.profile.profileId, contactId: contactId, invitedByUser: true,
+                                                invitationLink: link.uriString, at: Self.now)
             try db.insertMemberConnection(userId: user.userId, agentConnId: agentConnId, groupMemberId: gmId, status: "new", initiated: true, at: Self.now)
             return gmId
         }
-        guard let from = MemberId(base64url: g.membership.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
-        let invitation = GroupInvitation(
-            fromMember: MemberIdRole(memberId: from, memberRole: g.membership.memberRole),
-            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), connRequest: link.uriString,
-            groupProfile: g.groupProfile, business: g.businessChat, groupSize: Int(g.groupSummary.currentMembers))
-        let shared = SharedMsgId.random()
         do {
-            _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))
+            try await sendGroupInvitation(user: user, g, contact, directConnId: directConnId, memberId: memberId, role: role, link: link.uriString,
+                                          gmId: gmId)
         } catch {
             try? store.write { db in try db.deleteGroupMember(gmId) }
             try? await deleteAgentConnections([agentConnId])
             throw error
         }
-        let ciInv = CIGroupInvitation(groupId: groupId, groupMemberId: gmId, localDisplayName: g.localDisplayName,
+        return .sentGroupInvitation(user: user, groupInfo: try groupInfo(groupId), contact: contact, member: try member(gmId))
+    }
+
+    /// x.grp.inv to the contact and our "invitation" item (simplex-chat `sendGrpInvitation`).
+    private func sendGroupInvitation(user: User, _ g: GroupInfo, _ contact: Contact, directConnId: String, memberId: MemberId,
+                                     role: GroupMemberRole, link: String, gmId: Int64) async throws(ChatError) {
+        guard let from = MemberId(base64url: g.membership.memberId) else { throw .error(errorType: .groupInternal(message: "bad member ID")) }
+        let invitation = GroupInvitation(
+            fromMember: MemberIdRole(memberId: from, memberRole: g.membership.memberRole),
+            invitedMember: MemberIdRole(memberId: memberId, memberRole: role), connRequest: link,
+            groupProfile: g.groupProfile, business: g.businessChat, groupSize: Int(g.groupSummary.currentMembers))
+        let shared = SharedMsgId.random()
+        _ = try await sendToAgent(directConnId, try chatMessage(.grpInv(invitation), msgId: shared))
+        let ciInv = CIGroupInvitation(groupId: g.groupId, groupMemberId: gmId, localDisplayName: g.localDisplayName,
                                       groupProfile: g.groupProfile, status: .pending)
-        let itemId = try insertItem(userId: user.userId, contactId: contactId, sent: true,
+        let itemId = try insertItem(userId: user.userId, contactId: contact.contactId, sent: true,
                                     content: .sndGroupInvitation(groupInvitation: ciInv, memberRole: role),
                                     text: "invitation to join group \(g.localDisplayName) as \(role.rawValue)", shared: shared.base64url)
         emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
-        return .sentGroupInvitation(user: user, groupInfo: try groupInfo(groupId), contact: contact, member: try member(gmId))
     }
 
     /// `/_join #<groupId>`: joins the host's member connection with x.grp.acpt.

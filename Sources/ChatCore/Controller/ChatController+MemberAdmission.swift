@@ -475,6 +475,8 @@ extension ChatController {
         added.forwardedByGmId = Self.forwardingHost
         review.forwardedByGmId = Self.forwardingHost
         let (addedId, reviewId) = try store.write { db -> (Int64, Int64) in
+            // simplex-chat `xGrpMemNew`: a member announced pending counts at once.
+            try db.increaseMembersRequireAttention(memberOf: gmId)
             let a = try db.insertChatItem(added, at: Self.now)
             let r = try db.insertChatItem(review, at: Self.now)
             try db.updateSupportChatStats(gmId, unread: 2, mentions: 0, attention: .inc(0, fromMemberTs: nil), at: Self.now)

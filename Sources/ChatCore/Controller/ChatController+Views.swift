@@ -71,7 +71,17 @@ extension ChatController {
                        contactUsed: r["contact_used"], contactStatus: ContactStatus(rawValue: r["contact_status"]) ?? .active,
                        chatSettings: ChatSettings(), userPreferences: prefs, mergedPreferences: merged, createdAt: Self.ts(r["created_at"]), updatedAt: Self.ts(r["updated_at"]),
                        chatTs: chatTs.map(Self.ts), preparedContact: Self.preparedContact(r), contactRequestId: r["contact_request_id"],
-                       chatDeleted: r["chat_deleted"], customData: custom)
+                       contactGroupMemberId: r["contact_group_member_id"], contactGrpInvSent: r["contact_grp_inv_sent"] ?? false,
+                       groupDirectInv: Self.groupDirectInvitation(r), chatDeleted: r["chat_deleted"], customData: custom)
+    }
+
+    /// The invitation a member sent us in x.grp.direct.inv (simplex-chat `GroupDirectInvitation`).
+    static func groupDirectInvitation(_ r: Row) -> GroupDirectInvitation? {
+        guard let link = r["grp_direct_inv_link"] as String? else { return nil }
+        return GroupDirectInvitation(groupDirectInvLink: link, fromGroupId_: r["grp_direct_inv_from_group_id"],
+                                     fromGroupMemberId_: r["grp_direct_inv_from_group_member_id"],
+                                     fromGroupMemberConnId_: r["grp_direct_inv_from_member_conn_id"],
+                                     groupDirectInvStartedConnection: r["grp_direct_inv_started_connection"] ?? false)
     }
 
     /// The link a prepared contact will connect through, until it does.

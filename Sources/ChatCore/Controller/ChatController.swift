@@ -35,6 +35,9 @@ public actor ChatController {
         /// Decides join requests through our group links (simplex-chat's `acceptMember` chat
         /// hook, used by bots): nil accepts everyone with the link's role.
         public var acceptMember: (@Sendable (GroupInfo, Profile) -> GroupJoinDecision)? = nil
+        /// Contact-merging probes (simplex-chat `contactMergeEnabled`, on by default): off, every
+        /// probe we send is random and unrecorded, and probes we receive are ignored.
+        public var contactMerge = true
         /// Private message routing before any `/_network` (simplexmq `defaultNetworkConfig`:
         /// never, allow; the terminal client passes its `--smp-proxy` options).
         public var smpProxyMode: SMPProxyMode = .never
@@ -271,6 +274,16 @@ public actor ChatController {
             return try await addMember(groupId: groupId, contactId: contactId, role: role)
         case .apiJoinGroup(let groupId):
             return try await joinGroup(groupId: groupId)
+        case .apiCreateMemberContact(let groupId, let groupMemberId):
+            return try await createMemberContact(groupId: groupId, groupMemberId: groupMemberId)
+        case .apiSendMemberContactInvitation(let contactId, let mc):
+            return try await sendMemberContactInvitation(contactId: contactId, mc)
+        case .apiAcceptMemberContact(let contactId):
+            return try await acceptMemberContact(contactId: contactId)
+        case .apiSetUserAutoAcceptMemberContacts(let userId, let on):
+            let user = try userById(userId)
+            try store.write { db in try db.setUserAutoAcceptMemberContacts(userId, on) }
+            return .cmdOk(user_: user)
         case .apiListMembers(let groupId):
             return try listMembers(groupId: groupId)
         case .apiListGroups(let userId, let contactId, let search):

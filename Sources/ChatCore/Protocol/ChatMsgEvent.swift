@@ -1,5 +1,5 @@
 /// What a chat message says: the `event` tag with its typed `params`. Events this version does not
-/// model (groups, calls, probes, legacy file transfer, newer events) decode as `unknown` and are
+/// model (calls, legacy file transfer, newer events) decode as `unknown` and are
 /// re-encoded unchanged, so nothing a peer sends fails to decode just for being unfamiliar.
 public enum ChatMsgEvent: Sendable, Hashable {
     /// `x.msg.new`: a new chat item.
@@ -66,12 +66,21 @@ public enum ChatMsgEvent: Sendable, Hashable {
     /// `x.grp.prefs` (chat version 11): the owner changed only the group's preferences (business
     /// chats, where each side keeps its own group name and picture).
     case grpPrefs(GroupPreferences)
+    /// `x.grp.direct.inv`: a member's invitation link for a direct contact (with an optional first
+    /// message), sent over the member connection.
+    case grpDirectInv(connReq: String, content: MsgContent?, scope: MsgScope? = nil)
+    /// `x.info.probe`: a contact-merging probe (its hash goes over the peer's other connections).
+    case infoProbe(Probe)
+    /// `x.info.probe.check`: the hash of a probe sent over another connection.
+    case infoProbeCheck(ProbeHash)
+    /// `x.info.probe.ok`: the probe matched; the two connections are the same peer.
+    case infoProbeOk(Probe)
     /// `x.grp.msg.forward` (chat version 4+): a host relays another member's message to a member
     /// not yet connected to its author. `memberId` names the author (absent for messages sent as
     /// the group), `msgTs` is when the host's relay received it.
     indirect case grpMsgForward(memberId: MemberId?, memberName: String? = nil, msg: ChatMessage, msgTs: UTCTime)
-    /// Any other event tag starting with `x` (`x.grp.direct.inv`, `x.call.*`,
-    /// `x.info.probe*`, `x.file`, `x.file.acpt*`, and events of newer versions), with its params
+    /// Any other event tag starting with `x` (`x.call.*`,
+    /// `x.file`, `x.file.acpt*`, and events of newer versions), with its params
     /// as received.
     case unknown(event: String, params: [String: JSONValue])
 
@@ -147,6 +156,10 @@ public enum ChatMsgEvent: Sendable, Hashable {
         case .grpInfo: KnownEventTag.grpInfo.rawValue
         case .grpPrefs: KnownEventTag.grpPrefs.rawValue
         case .grpMsgForward: KnownEventTag.grpMsgForward.rawValue
+        case .grpDirectInv: KnownEventTag.grpDirectInv.rawValue
+        case .infoProbe: KnownEventTag.infoProbe.rawValue
+        case .infoProbeCheck: KnownEventTag.infoProbeCheck.rawValue
+        case .infoProbeOk: KnownEventTag.infoProbeOk.rawValue
         case .unknown(let event, _): event
         }
     }
@@ -203,6 +216,10 @@ enum KnownEventTag: String {
     case grpInfo = "x.grp.info"
     case grpPrefs = "x.grp.prefs"
     case grpMsgForward = "x.grp.msg.forward"
+    case grpDirectInv = "x.grp.direct.inv"
+    case infoProbe = "x.info.probe"
+    case infoProbeCheck = "x.info.probe.check"
+    case infoProbeOk = "x.info.probe.ok"
 }
 
 // MARK: params coding
@@ -290,6 +307,14 @@ extension ChatMsgEvent {
             return try .grpPrefs(p.req("groupPreferences"))
         case .grpMsgForward:
             return try .grpMsgForward(memberId: p.opt("memberId"), memberName: p.opt("memberName"), msg: p.req("msg"), msgTs: p.req("msgTs"))
+        case .grpDirectInv:
+            return try .grpDirectInv(connReq: p.req("connReq"), content: p.opt("content"), scope: p.opt("scope"))
+        case .infoProbe:
+            return try .infoProbe(p.req("probe"))
+        case .infoProbeCheck:
+            return try .infoProbeCheck(p.req("probeHash"))
+        case .infoProbeOk:
+            return try .infoProbeOk(p.req("probe"))
         }
     }
 
@@ -381,6 +406,14 @@ extension ChatMsgEvent {
             try c.set(add, "add")
         case .fileCancel(let msgId):
             try c.set(msgId, "msgId")
+        case .grpDirectInv(let connReq, let content, let scope):
+            try c.set(connReq, "connReq")
+            try c.set(content, "content")
+            try c.set(scope, "scope")
+        case .infoProbe(let probe), .infoProbeOk(let probe):
+            try c.set(probe, "probe")
+        case .infoProbeCheck(let hash):
+            try c.set(hash, "probeHash")
         case .info(let profile):
             try c.set(profile, "profile")
         case .contact(let profile, let contactReqId, let welcomeMsgId, let requestMsg):

@@ -93,3 +93,27 @@ enum ProtocolBase64 {
         return Base64URL.decode(String(decoding: u[0..<end], as: UTF8.self))
     }
 }
+
+/// A contact-merging probe (x.info.probe, x.info.probe.ok): 32 random bytes sent over one
+/// connection, whose SHA-256 goes over others (simplex-chat `Probe`), to learn that a contact and a
+/// group member are the same peer.
+public struct Probe: Base64URLByteString {
+    public let bytes: [UInt8]
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// simplex-chat `createSentProbe` (`createWithRandomBytes 32`).
+    public static let byteCount = 32
+
+    public static func random() -> Probe { Probe(bytes: SecureRandom.bytes(byteCount)) }
+}
+
+/// The SHA-256 of a probe's bytes (x.info.probe.check, simplex-chat `ProbeHash`).
+public struct ProbeHash: Base64URLByteString {
+    public let bytes: [UInt8]
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+}
+
+extension Probe {
+    /// What x.info.probe.check carries for this probe.
+    public var hash: ProbeHash { ProbeHash(bytes: CryptoHash.sha256(bytes)) }
+}

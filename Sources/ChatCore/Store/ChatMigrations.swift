@@ -215,6 +215,70 @@ enum ChatMigrations {
                 CREATE INDEX idx_chat_items_forwarded_by_group_member_id ON chat_items(forwarded_by_group_member_id);
                 """)
         }
+        // Contact-merging probes (simplex-chat M20220101 `sent_probes`, `sent_probe_hashes`,
+        // `received_probes`, with `group_member_id` from its group version): a probe we sent to a
+        // contact or member, the connections its hash went to, and the probes and hashes we received.
+        m.registerMigration("m20261127a_probes") { db in
+            try db.execute(sql: """
+                CREATE TABLE sent_probes(
+                  sent_probe_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  probe BLOB NOT NULL,
+                  created_at REAL NOT NULL,
+                  UNIQUE(user_id, probe)
+                ) STRICT;
+                CREATE TABLE sent_probe_hashes(
+                  sent_probe_hash_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  sent_probe_id INTEGER NOT NULL REFERENCES sent_probes ON DELETE CASCADE,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_sent_probe_hashes_probe ON sent_probe_hashes(sent_probe_id);
+                CREATE TABLE received_probes(
+                  received_probe_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  user_id INTEGER NOT NULL REFERENCES users ON DELETE CASCADE,
+                  contact_id INTEGER REFERENCES contacts ON DELETE CASCADE,
+                  group_member_id INTEGER REFERENCES group_members ON DELETE CASCADE,
+                  probe BLOB,
+                  probe_hash BLOB NOT NULL,
+                  created_at REAL NOT NULL
+                ) STRICT;
+                CREATE INDEX idx_received_probes_hash ON received_probes(user_id, probe_hash);
+                """)
+        }
+        // Member direct contacts (simplex-chat `contact_group_member_id`, `contact_grp_inv_sent`, and
+        // M20250729_member_contact_requests `grp_direct_inv_*`): the member a contact was made for
+        // and whether x.grp.direct.inv went; the invitation link a member sent us, until accepted.
+        m.registerMigration("m20261127b_member_contacts") { db in
+            try db.execute(sql: """
+                ALTER TABLE contacts ADD COLUMN contact_group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN contact_grp_inv_sent INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_link TEXT;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_group_id INTEGER REFERENCES groups ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_group_member_id INTEGER REFERENCES group_members ON DELETE SET NULL;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_from_member_conn_id INTEGER;
+                ALTER TABLE contacts ADD COLUMN grp_direct_inv_started_connection INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
+        // simplex-chat `groups.members_require_attention` (M20250513_group_scope), kept as a counter; an
+        // existing database starts from the members that need attention now.
+        m.registerMigration("m20261127c_members_require_attention") { db in
+            try db.execute(sql: """
+                ALTER TABLE groups ADD COLUMN members_require_attention INTEGER NOT NULL DEFAULT 0;
+                UPDATE groups SET members_require_attention = (
+                  SELECT count(*) FROM group_members m WHERE m.group_id = groups.group_id AND m.member_category <> 'user'
+                    AND (m.member_status IN ('pending_approval', 'pending_review')
+                      OR m.support_chat_items_member_attention > 0 OR m.support_chat_items_mentions > 0));
+                """)
+        }
+        // simplex-chat `users.auto_accept_member_contacts` (M20250729_member_contact_requests).
+        m.registerMigration("m20261127d_auto_accept_member_contacts") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN auto_accept_member_contacts INTEGER NOT NULL DEFAULT 0")
+        }
         return m
     }
 

@@ -84,7 +84,12 @@ extension Database {
     }
 
     /// A member that left or was removed: its status, and its connections forgotten.
+    /// A member needing attention with a support chat stops counting (simplex-chat
+    /// `deleteSupportChatIfExists` in `deleteOrUpdateMemberRecordIO` / `updateMemberRecordDeleted`).
     func closeMember(_ groupMemberId: Int64, status: String, at now: Double) throws {
+        let hasSupportChat = try Bool.fetchOne(cachedStatement(sql: "SELECT support_chat_ts IS NOT NULL FROM group_members WHERE group_member_id = ?"),
+                                               arguments: [groupMemberId]) ?? false
+        if hasSupportChat, try memberRequiresAttention(groupMemberId) { try decreaseMembersRequireAttention(memberOf: groupMemberId) }
         try setMemberStatus(groupMemberId, status, at: now)
         try run("DELETE FROM connections WHERE group_member_id = ?", [groupMemberId])
     }

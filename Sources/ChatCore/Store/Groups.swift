@@ -26,11 +26,25 @@ extension Database {
                           arguments: [groupId]) == true
     }
 
-    /// A contact's membership status in a group, unless it is no longer a member.
-    func activeMemberStatus(groupId: Int64, contactId: Int64) throws -> String? {
-        try String.fetchOne(cachedStatement(sql: """
-            SELECT member_status FROM group_members WHERE group_id = ? AND contact_id = ? AND member_status NOT IN ('rejected','removed','left','deleted')
+    /// The contact's member row in a group, unless it is no longer a member (simplex-chat `contactMember`).
+    func activeMemberRow(groupId: Int64, contactId: Int64) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: """
+            SELECT * FROM group_members WHERE group_id = ? AND contact_id = ? AND member_category != 'user'
+              AND member_status NOT IN ('rejected','removed','left','deleted')
             """), arguments: [groupId, contactId])
+    }
+
+    /// The group we were invited to with this link before (simplex-chat `getInvitationGroupId_`).
+    func groupIdInvitedWith(userId: Int64, link: String) throws -> Int64? {
+        try Int64.fetchOne(cachedStatement(sql: """
+            SELECT group_id FROM group_members WHERE user_id = ? AND member_category = 'host' AND inv_conn_req = ? LIMIT 1
+            """), arguments: [userId, link])
+    }
+
+    /// Our membership as a repeated invitation names it (member ID and role).
+    func updateInvitedMembership(_ groupMemberId: Int64, memberId: String, role: String, at now: Double) throws {
+        try run("UPDATE group_members SET member_id = ?, member_role = ?, updated_at = ? WHERE group_member_id = ?",
+                [memberId, role, now, groupMemberId])
     }
 
     func deleteGroupMember(_ groupMemberId: Int64) throws {

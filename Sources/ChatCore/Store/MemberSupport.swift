@@ -30,9 +30,13 @@ extension Database {
                            arguments: [groupId, memberId])
     }
 
+    /// A member admitted (or moved to review): the group's counter follows (simplex-chat
+    /// `updateGroupMemberAccepted` then `updateGroupMembersRequireAttention`).
     func setMemberRoleAndStatus(_ groupMemberId: Int64, role: String, status: String, at now: Double) throws {
+        let before = try memberRequiresAttention(groupMemberId)
         try cachedStatement(sql: "UPDATE group_members SET member_role = ?, member_status = ?, updated_at = ? WHERE group_member_id = ?")
             .execute(arguments: [role, status, now, groupMemberId])
+        try followRequiresAttention(groupMemberId, before: before)
     }
 }
 
@@ -53,6 +57,8 @@ extension Database {
         case .inc(let n, let ts): (false, n, ts)
         case .reset: (true, 0, nil)
         }
+        let before = try memberRequiresAttention(gmId)
+        defer { try? followRequiresAttention(gmId, before: before) }
         try cachedStatement(sql: """
             UPDATE group_members SET support_chat_ts = ?,
               support_chat_items_unread = support_chat_items_unread + ?,
@@ -66,6 +72,9 @@ extension Database {
     /// Marks a support chat's received items read and lowers its counters by what was read: all
     /// unread items and mentions, and the member's own messages from the attention count.
     func readSupportChat(groupId: Int64, memberGmId: Int64, from new: String, to read: String) throws {
+        // simplex-chat `updateSupportChatItemsRead`: the counter only goes down here.
+        let before = try memberRequiresAttention(memberGmId)
+        defer { try? followRequiresAttention(memberGmId, before: before, downOnly: true) }
         let fromMember = try Int.fetchOne(cachedStatement(sql: """
             SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ? AND group_member_id = ?
             """), arguments: [groupId, memberGmId, new, memberGmId]) ?? 0
@@ -90,15 +99,44 @@ extension Database {
 }
 
 extension Database {
-    /// Members a moderator should look at (GroupInfo.membersRequireAttention, simplex-chat
-    /// `gmRequiresAttention`): pending approval or review, or with support chat messages that need
-    /// an answer or mention us. Counted when read rather than kept as a counter.
+    /// GroupInfo.membersRequireAttention: simplex-chat's stored counter (`groups.members_require_attention`),
+    /// moved at the sites where it moves it.
     func membersRequireAttention(groupId: Int64) throws -> Int {
-        try Int.fetchOne(cachedStatement(sql: """
-            SELECT count(*) FROM group_members WHERE group_id = ? AND member_category <> 'user'
+        try Int.fetchOne(cachedStatement(sql: "SELECT members_require_attention FROM groups WHERE group_id = ?"), arguments: [groupId]) ?? 0
+    }
+
+    /// simplex-chat `gmRequiresAttention` for another member: pending approval or review, or its
+    /// support chat has messages that need an answer or mention us. Never our own membership.
+    func memberRequiresAttention(_ groupMemberId: Int64) throws -> Bool {
+        try Bool.fetchOne(cachedStatement(sql: """
+            SELECT 1 FROM group_members WHERE group_member_id = ? AND member_category <> 'user'
               AND (member_status IN ('pending_approval', 'pending_review')
                 OR support_chat_items_member_attention > 0 OR support_chat_items_mentions > 0)
-            """), arguments: [groupId]) ?? 0
+            """), arguments: [groupMemberId]) ?? false
+    }
+
+    /// One more member to look at in the member's group (`increaseGroupMembersRequireAttention`).
+    func increaseMembersRequireAttention(memberOf groupMemberId: Int64) throws {
+        try cachedStatement(sql: """
+            UPDATE groups SET members_require_attention = members_require_attention + 1
+            WHERE group_id = (SELECT group_id FROM group_members WHERE group_member_id = ?)
+            """).execute(arguments: [groupMemberId])
+    }
+
+    /// One fewer, never below 0 (`decreaseGroupMembersRequireAttention`).
+    func decreaseMembersRequireAttention(memberOf groupMemberId: Int64) throws {
+        try cachedStatement(sql: """
+            UPDATE groups SET members_require_attention = max(0, members_require_attention - 1)
+            WHERE group_id = (SELECT group_id FROM group_members WHERE group_member_id = ?)
+            """).execute(arguments: [groupMemberId])
+    }
+
+    /// The counter follows the member's change (`updateGroupMembersRequireAttention`): up when it now
+    /// needs attention and did not, down in the other case (only down when `downOnly`).
+    func followRequiresAttention(_ groupMemberId: Int64, before: Bool, downOnly: Bool = false) throws {
+        let after = try memberRequiresAttention(groupMemberId)
+        if after && !before && !downOnly { try increaseMembersRequireAttention(memberOf: groupMemberId) }
+        if before && !after { try decreaseMembersRequireAttention(memberOf: groupMemberId) }
     }
 
     /// Whether we have a ready connection with the member (simplex-chat `connReady` of `memberConn`).

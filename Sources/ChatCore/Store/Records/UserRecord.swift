@@ -8,6 +8,7 @@ struct UserRecord: FetchableRecord, Equatable {
     var profile: Profile
     var activeUser: Bool
     var activeOrder: Int64
+    var autoAcceptMemberContacts: Bool
 
     init(row: Row) throws {
         userId = row["user_id"]
@@ -16,6 +17,7 @@ struct UserRecord: FetchableRecord, Equatable {
         profile = ChatController.publicProfile(row)
         activeUser = row["active_user"]
         activeOrder = row["active_order"]
+        autoAcceptMemberContacts = row["auto_accept_member_contacts"] ?? false
     }
 
     /// The whole profile as set (a bot comparing it with the profile it wants finds no
@@ -23,6 +25,6 @@ struct UserRecord: FetchableRecord, Equatable {
     var user: User {
         User(userId: userId, agentUserId: AgentUserId(userId), userContactId: userId, localDisplayName: localDisplayName,
              profile: LocalProfile(profileId: profileId, profile: profile), fullPreferences: .merged(profile.preferences, nil),
-             activeUser: activeUser, activeOrder: activeOrder)
+             activeUser: activeUser, activeOrder: activeOrder, autoAcceptMemberContacts: autoAcceptMemberContacts)
     }
 }
