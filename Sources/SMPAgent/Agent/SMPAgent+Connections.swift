@@ -345,6 +345,7 @@ extension SMPAgent {
             return try db.rcvQueues(connId)
         }
         if let w = workers.removeValue(forKey: connId) { w.task.cancel(); w.wakeup.finish() }
+        forgetUnacked(connId)
         for rq in rqs {
             guard let key = try? authKey(rq.rcvPrivateKey), let c = try? client(rq.server) else { continue }
             c.forget(recipientId: [UInt8](rq.rcvId))
@@ -442,10 +443,11 @@ extension SMPAgent {
         try storeSndMessage(db, connId: connId, type: type, plain: plain, stored: .envelope(envelope), sndQueueId: sndQueueId)
     }
 
-    /// `storeSndMessage` with the envelope whole or prepared.
+    /// `storeSndMessage` with the envelope whole or prepared; `conn`, when given, is the
+    /// connection's current row in this transaction.
     func storeSndMessage(_ db: Database, connId: String, type: SndMessageType, plain: [UInt8], stored: StoredEnvelope,
-                         sndQueueId: Int64? = nil) throws -> Int64 {
-        guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+                         sndQueueId: Int64? = nil, conn current: ConnectionRecord? = nil) throws -> Int64 {
+        guard var conn = try current ?? db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         conn.lastInternalMsgId += 1
         let hash = Data(CryptoHash.sha256(plain))
         var msg = SndMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, internalSndId: conn.lastSndMsgId + 1,

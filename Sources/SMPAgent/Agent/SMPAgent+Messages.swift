@@ -22,7 +22,8 @@ extension SMPAgent {
             }
             // simplexmq `ratchetSyncSendProhibited`: the peer could not decrypt what we would send.
             guard !conn.ratchetSyncState.sendProhibited else { throw AgentError.command(.prohibited, "sendMessagesB: send prohibited") }
-            return try self.enqueue(db, connId: connId, .aMsg(body), type: .message)
+            // `conn` is current: nothing was written in this transaction yet.
+            return try self.enqueue(db, connId: connId, .aMsg(body), type: .message, conn: conn)
         }
         wake(connId)
         return id
@@ -34,15 +35,10 @@ extension SMPAgent {
         // Where the ACK goes is read first, so the relay's round trip (it answers with the next
         // message) runs while the acknowledgement is written. The order does not matter: the
         // stored flag only decides how a redelivery of this message is treated.
-        let (m, rq) = try store.read { db -> (RcvMessageRecord, RcvQueueRecord?) in
-            guard let m = try db.rcvMessage(connId, internalId: msgId) else {
-                throw AgentError.connection(.notFound, "message \(msgId)")
-            }
-            // The queue it came on (two while the connection switches queues), else the primary one.
-            // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
-            if let id = m.rcvQueueId { return (m, try db.rcvQueue(id)) }
-            guard let rq = try db.rcvQueues(connId).first else { throw AgentError.internalError("no receive queue") }
-            return (m, rq)
+        // A message received in this run is known already (SMPAgent+Unacked).
+        let m: RcvMessageRecord, rq: RcvQueueRecord?
+        if let known = takeUnacked(connId, msgId) { (m, rq) = (known.message, known.queue) } else {
+            (m, rq) = try readForAck(connId, msgId)
         }
         let relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?
         if let rq { relay = (try client(rq.server), try authKey(rq.rcvPrivateKey), rq) } else { relay = nil }
@@ -68,6 +64,20 @@ extension SMPAgent {
         if receiptRefused { throw .internalError("enqueueMessages: ratchet is not synchronized") }
     }
 
+    /// The message to acknowledge and the queue it came on, from the database.
+    private func readForAck(_ connId: String, _ msgId: Int64) throws(AgentError) -> (RcvMessageRecord, RcvQueueRecord?) {
+        try store.read { db -> (RcvMessageRecord, RcvQueueRecord?) in
+            guard let m = try db.rcvMessage(connId, internalId: msgId) else {
+                throw AgentError.connection(.notFound, "message \(msgId)")
+            }
+            // The queue it came on (two while the connection switches queues), else the primary one.
+            // Nil when that queue was deleted by a switch since: nothing to acknowledge there.
+            if let id = m.rcvQueueId { return (m, try db.rcvQueue(id)) }
+            guard let rq = try db.rcvQueues(connId).first else { throw AgentError.internalError("no receive queue") }
+            return (m, rq)
+        }
+    }
+
     /// ACK at the relay; nil when done or not needed any more: not at the relay (NO_MSG) or
     /// unreachable, the ack is stored and a redelivery of the message is acknowledged again.
     private static func ack(_ relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?, _ brokerId: Data) async -> AgentError? {
@@ -83,9 +93,11 @@ extension SMPAgent {
     }
 
     /// Builds the next agent message of the connection (ids, hash chain), encrypts it with the
-    /// ratchet and stores it pending, all in the caller's transaction.
-    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType, sndQueueId: Int64? = nil) throws -> Int64 {
-        guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
+    /// ratchet and stores it pending, all in the caller's transaction. `conn`, when given, is the
+    /// connection as this transaction has it (saves reading it again).
+    func enqueue(_ db: Database, connId: String, _ message: AMessage, type: SndMessageType, sndQueueId: Int64? = nil,
+                 conn current: ConnectionRecord? = nil) throws -> Int64 {
+        guard let conn = try current ?? db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
         var ratchet = try self.ratchet(in: db, connId)
         let header = APrivHeader(sndMsgId: conn.lastSndMsgId + 1, prevMsgHash: [UInt8](conn.lastSndMsgHash))
         let plain = try AgentMessage.message(header, message).smpEncoded()
@@ -94,9 +106,11 @@ extension SMPAgent {
         let prepared: PreparedMessage
         do { prepared = try ratchet.prepare(plain, paddedLength: length) } catch { throw AgentError.internalError("encrypt: \(error)") }
         try saveRatchet(in: db, connId, ratchet)
+        // The ratchet write above leaves the connection row as `conn` has it.
         return try storeSndMessage(db, connId: connId, type: type, plain: plain,
                                    // As simplexmq: the envelope says our highest version (the peer may upgrade the connection).
-                                   stored: .prepared(PreparedEnvelope(agentVersion: config.agentVersions.max, message: prepared)), sndQueueId: sndQueueId)
+                                   stored: .prepared(PreparedEnvelope(agentVersion: config.agentVersions.max, message: prepared)), sndQueueId: sndQueueId,
+                                   conn: conn)
     }
 }
 

@@ -19,20 +19,22 @@ extension SMPAgent {
     }
 
     func receive(server: String, _ m: ReceivedMessage, attempt: Int = 0) async {
-        let found: RcvQueueRecord?
+        // The queue and a copy of this message stored before, in one read.
+        let found: (RcvQueueRecord, RcvMessageRecord?)?
         do {
             found = try store.read { db in
-                try db.rcvQueue(server: server, rcvId: m.recipientId)
+                guard let rq = try db.rcvQueue(server: server, rcvId: m.recipientId) else { return nil }
+                return (rq, m.body == nil ? nil : try db.rcvMessage(rq.connId, brokerId: m.msgId))
             }
         } catch {
             return retryReceive(server: server, m, connId: "", AgentError.wrapStore(error), attempt: attempt)
         }
-        guard let rq = found else { return }
+        guard let (rq, dup) = found else { return }
         var events: [AgentEventKind] = []
         var after = AfterReceive.ack
         var followUp: (@Sendable () async -> Void)?
         do {
-            (after, events, followUp) = try process(rq, m)
+            (after, events, followUp) = try process(rq, m, duplicateOf: dup)
         } catch {
             // A database failure is ours, not the message's: not acknowledged (the relay keeps
             // it), reported, and processed again shortly. Nothing received is lost.
@@ -62,12 +64,10 @@ extension SMPAgent {
     typealias ReceiveOutcome = (AfterReceive, [AgentEventKind], (@Sendable () async -> Void)?)
     private typealias Outcome = ReceiveOutcome
 
-    private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage) throws(AgentError) -> Outcome {
+    /// `duplicateOf`: this message as stored before (our ACK was lost, or we crashed before it).
+    private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage, duplicateOf: RcvMessageRecord?) throws(AgentError) -> Outcome {
         guard let body = m.body else { return try quotaReached(rq) }
-        // A message we stored before (our ACK was lost, or we crashed before it).
-        if let dup = try store.read({ db in
-            try db.rcvMessage(rq.connId, brokerId: m.msgId)
-        }) {
+        if let dup = duplicateOf {
             if dup.userAck { return (.ack, [], nil) }
             return (.waitForUser, [.msg(meta(dup), body: [UInt8](dup.body))], nil)
         }
@@ -280,7 +280,8 @@ extension SMPAgent {
         let hash = Data(CryptoHash.sha256(plain))
         let pqEnc = ratchet.pqEncryption
         let connId = rq.connId
-        return try write { db -> Outcome in
+        var stored: RcvMessageRecord?
+        let outcome = try write { db -> Outcome in
             guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             // simplexmq `updateConnVersion` (in the message's transaction: no extra query unless it changes).
             if let v = self.upgradedAgentVersion(conn.agentVersion, agentVersion) {
@@ -327,6 +328,7 @@ extension SMPAgent {
                                            integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false,
                                            rcvQueueId: rq.rcvQueueId)
                 try db.insertRcvMessage(rec)
+                stored = rec
                 events.append(.msg(self.meta(rec), body: body))
                 after = .waitForUser
             case .aRcvd(let receipts):
@@ -359,6 +361,13 @@ extension SMPAgent {
                 // Nothing to do: any message on the new queue completes the switch (above).
                 try db.saveCounters(conn)
             }
+            // A user message or receipts change nothing the delivery worker acts on (it would
+            // only look for pending messages again): no wake-up for them.
+            let quiet: Bool = switch aMessage {
+            case .aMsg, .aRcvd: true
+            default: false
+            }
+            if quiet, replaced == nil, events.allSatisfy({ if case .rsync = $0 { false } else { true } }) { return (after, events, nil) }
             let secure = secureNewQueue
             return (after, events, {
                 await self.wake(connId)
@@ -366,6 +375,8 @@ extension SMPAgent {
                 if let replaced { await self.deleteReplacedQueue(connId: connId, replaced) }
             })
         }
+        if let stored { rememberUnacked(stored, rq) }
+        return outcome
     }
 
     /// A queue-rotation step inside the message's transaction: its protocol errors become an ERR

@@ -43,6 +43,9 @@ public actor SMPAgent {
     var authKeyCache: [Data: PrivateAuthKey] = [:]
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
+    /// Messages stored and not yet acknowledged, with the queue they came on, as committed
+    /// (see SMPAgent+Unacked): ackMessage finds them here instead of reading both again.
+    var unacked: [UnackedKey: (message: RcvMessageRecord, queue: RcvQueueRecord)] = [:]
     /// Private routing (SMPAgent+PrivateRouting): the mode and fallback in force, the proxy
     /// chosen for each destination relay (simplexmq `smpProxiedRelays`), and the PRXY sessions
     /// each proxy holds, by destination (the `proxiedRelays` of its `SMPConnectedClient`).

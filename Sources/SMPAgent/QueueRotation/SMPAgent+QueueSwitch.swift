@@ -77,6 +77,7 @@ extension SMPAgent {
             let removed = rqs.filter { $0.replaceRcvQueueId == switching.rcvQueueId }
             guard removed.count < rqs.count else { throw AgentError.internalError("won't delete all rcv queues in connection") }
             for q in removed { try db.deleteRcvQueue(q.rcvQueueId) }
+            self.forgetUnacked(connId)
             try db.setRcvSwitchStatus(switching.rcvQueueId, nil)
             return (removed, try self.connectionStats(db, connId))
         }
@@ -210,6 +211,7 @@ extension SMPAgent {
 
     /// `ICQDelete`: the old receiving queue is deleted at its relay and here (SWITCH rcv completed).
     func deleteReplacedQueue(connId: String, _ old: RcvQueueRecord) async {
+        forgetUnacked(connId)
         await deleteAtRelay(old)
         do {
             let stats = try write { db -> ConnectionStats in
