@@ -406,7 +406,8 @@ public struct XFTPFileTransfer: Sendable {
                         decryptError = error
                     }
                     free.append(ready)
-                    guard decryptError == nil, nextToFeed < chunks.count else { continue }
+                    // Saved after the last chunk too: its progress (all received) comes before completion.
+                    guard decryptError == nil else { continue }
                     do {
                         try progress.save(key, try DownloadState(fedChunks: nextToFeed, prefix: decryptor.prefix).encoded())
                     } catch {

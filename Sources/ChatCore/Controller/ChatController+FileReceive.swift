@@ -180,7 +180,9 @@ extension ChatController {
         else { return }
         let work = fileWorkDirectory
         let folder = (work as NSString).appendingPathComponent("rcv-\(tid)")
-        let transfer = XFTPFileTransfer(pool: files.pool, progress: progressStore(fileId, sent: false, description: description), workDirectory: work)
+        let events = ProgressEvents()
+        let transfer = XFTPFileTransfer(pool: files.pool, progress: progressStore(fileId, sent: false, description: description, events: events),
+                                        workDirectory: work)
         var delay = 1.0
         var warned = false
         while !Task.isCancelled {
@@ -190,6 +192,7 @@ extension ChatController {
                 // server): a description a group host forwarded is the host's own, and both download it.
                 let path = try await transfer.download(description, to: folder, transferId: tid, acknowledge: false)
                 guard !Task.isCancelled else { return }
+                await events.drain()
                 await downloadDone(fileId, path)
                 return
             } catch let e as XFTPClientError {

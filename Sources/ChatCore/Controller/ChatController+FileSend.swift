@@ -103,11 +103,12 @@ extension ChatController {
         files.start(fileId) { [self] in await self.runUpload(fileId) }
     }
 
-    func progressStore(_ fileId: Int64, sent: Bool, description: FileDescription? = nil) -> ChatProgressStore {
+    func progressStore(_ fileId: Int64, sent: Bool, description: FileDescription? = nil,
+                       events: ProgressEvents = ProgressEvents()) -> ChatProgressStore {
         ChatProgressStore(dbQueue: store.dbQueue) { key, value in
             let progress = sent ? TransferProgress.upload(value) : description.flatMap { TransferProgress.download(value, $0) }
             guard key.hasPrefix(sent ? "up-" : "down-"), !key.hasSuffix("-redirect"), let (done, total) = progress else { return }
-            Task { await self.fileProgress(fileId, sent: sent, done: done, total: total) }
+            events.add { await self.fileProgress(fileId, sent: sent, done: done, total: total) }
         }
     }
 
@@ -119,7 +120,8 @@ extension ChatController {
         else { return }
         let name: String = r["file_name"]
         let work = fileWorkDirectory
-        let transfer = XFTPFileTransfer(pool: files.pool, progress: progressStore(fileId, sent: true), workDirectory: work)
+        let events = ProgressEvents()
+        let transfer = XFTPFileTransfer(pool: files.pool, progress: progressStore(fileId, sent: true, events: events), workDirectory: work)
         var source = fsFilePath(path)
         var plainCopy: String?
         if let key = r["file_crypto_key"] as String?, let nonce = r["file_crypto_nonce"] as String? {
@@ -143,6 +145,7 @@ extension ChatController {
             do {
                 let result = try await transfer.upload(sourcePath: source, fileName: name, servers: servers, recipientCount: count, transferId: transferId)
                 guard !Task.isCancelled else { return }
+                await events.drain()
                 await uploadDone(fileId, result)
                 return
             } catch {

@@ -97,6 +97,32 @@ struct ChatProgressStore: XFTPProgressStore {
     }
 }
 
+/// A transfer's progress events in the order their states were saved, and a way to wait for
+/// them before its completion is reported: as the reference's RFPROG events always come before
+/// RFDONE, no progress event may arrive after (and be dropped by) the completed status.
+final class ProgressEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: Task<Void, Never>?
+
+    func add(_ work: @escaping @Sendable () async -> Void) {
+        lock.lock()
+        let previous = last
+        last = Task {
+            await previous?.value
+            await work()
+        }
+        lock.unlock()
+    }
+
+    func drain() async {
+        await current()?.value
+    }
+
+    private func current() -> Task<Void, Never>? {
+        lock.withLock { last }
+    }
+}
+
 /// What a saved progress value says was done: bytes of chunks uploaded or downloaded.
 enum TransferProgress {
     /// `(sent, total)` from an upload's saved state.
