@@ -33,7 +33,8 @@ public struct XFTPFileTransfer: Sendable {
 
     /// Uploads `sourcePath` for `recipientCount` recipients. Chunk `i` goes to
     /// `servers[i % servers.count]`. `transferId` names the progress entry: calling again with
-    /// the same ID after a failure re-uses the encrypted file and skips chunks already uploaded.
+    /// the same ID after a failure encrypts again with the saved key and nonce and skips chunks
+    /// already uploaded.
     public func upload(sourcePath: String, fileName: String, servers: [XFTPServerAddress], recipientCount: Int,
                        transferId: String) async throws(XFTPClientError) -> XFTPUploadResult {
         try await upload(sourcePath: sourcePath, fileName: fileName, servers: servers, recipientCount: recipientCount,
@@ -481,131 +482,6 @@ public struct XFTPFileTransfer: Sendable {
             for r in chunk.replicas {
                 let session = try await pool.session(r.server)
                 try await session.deleteChunk(senderKey: r.replicaKey, senderId: r.replicaId)
-            }
-        }
-    }
-}
-
-/// The saved state of an upload: the encryption, and per chunk its keys, IDs and whether it is on the server.
-struct UploadState: Codable {
-    struct Chunk: Codable {
-        var chunkNo: Int
-        var offset: Int64
-        var size: UInt32
-        var digest: [UInt8]
-        var server: String
-        var senderKey: [UInt8]
-        var recipientKeys: [[UInt8]]
-        var senderId: [UInt8]?
-        var recipientIds: [[UInt8]]?
-        var uploaded = false
-    }
-
-    /// The encrypted file of states saved by versions that wrote one (nil: chunks are encrypted
-    /// into memory, again on a retry).
-    var encryptedPath: String?
-    var size: Int64
-    var digest: [UInt8]
-    var key: [UInt8]
-    var nonce: [UInt8]
-    var chunks: [Chunk]
-    /// Size and digest of the file a redirect's description describes (nil for an ordinary file).
-    var redirectSize: Int64?
-    var redirectDigest: [UInt8]?
-    /// With an encrypted file: false while it was being written (such a state is not resumed);
-    /// absent in states saved before encryption and upload overlapped (they were complete).
-    var encryptionDone: Bool?
-
-    /// The sender's and each recipient's description (`createSndFileDescription`, `createRcvFileDescriptions`).
-    func descriptions() throws(XFTPClientError) -> XFTPUploadResult {
-        let chunkSize = chunks.first?.size ?? 0
-        var sender: [FileChunk] = []
-        var rcps: [[FileChunk]] = Array(repeating: [], count: chunks.first?.recipientKeys.count ?? 0)
-        for c in chunks {
-            guard let sid = c.senderId, let rids = c.recipientIds else { throw .io("chunk \(c.chunkNo) not uploaded") }
-            var srv = try XFTPFileTransfer.server(c.server)
-            srv.basicAuth = nil
-            sender.append(FileChunk(chunkNo: c.chunkNo, chunkSize: c.size, digest: c.digest,
-                                    replicas: [FileChunkReplica(server: srv, replicaId: sid, replicaKey: try XFTPFileTransfer.key(c.senderKey))]))
-            for i in rcps.indices {
-                rcps[i].append(FileChunk(chunkNo: c.chunkNo, chunkSize: c.size, digest: c.digest,
-                                         replicas: [FileChunkReplica(server: srv, replicaId: rids[i], replicaKey: try XFTPFileTransfer.key(c.recipientKeys[i]))]))
-            }
-        }
-        let redirect = redirectSize.flatMap { s in redirectDigest.map { RedirectFileInfo(size: s, digest: $0) } }
-        func fd(_ party: FileParty, _ chunks: [FileChunk]) -> FileDescription {
-            // Only recipients follow a redirect (`sndFileToDescrs`).
-            FileDescription(party: party, size: size, digest: digest, key: key, nonce: nonce, chunkSize: chunkSize, chunks: chunks,
-                            redirect: party == .recipient ? redirect : nil)
-        }
-        return XFTPUploadResult(sender: fd(.sender, sender), recipients: rcps.map { fd(.recipient, $0) })
-    }
-}
-
-/// The encryption of an upload running on its own thread: each chunk's digest and memory as it
-/// is produced, then the whole result. Waiters are resumed when their chunk is produced or the run fails.
-final class EncryptionRun: @unchecked Sendable {
-    typealias Chunk = (digest: [UInt8], buffer: ChunkBuffer?)
-    /// The error of an encryption released by a cancelled pool (the upload's own error is thrown).
-    static let stopped = "upload stopped"
-    private let lock = NSLock()
-    private var chunks: [Int: Chunk] = [:]
-    private var outcome: Result<FileEncryption.EncryptedFile, XFTPClientError>?
-    private var chunkWaiters: [Int: [CheckedContinuation<Result<Chunk, XFTPClientError>, Never>]] = [:]
-    private var endWaiters: [CheckedContinuation<Result<FileEncryption.EncryptedFile, XFTPClientError>, Never>] = []
-
-    func chunk(_ i: Int, _ digest: [UInt8], _ buffer: ChunkBuffer?) {
-        lock.lock()
-        let waiters = chunkWaiters.removeValue(forKey: i) ?? []
-        if waiters.isEmpty { chunks[i] = (digest, buffer) }
-        lock.unlock()
-        // One task uploads a chunk, so at most one waits for it.
-        waiters.first?.resume(returning: .success((digest, buffer)))
-    }
-
-    func finish(_ r: Result<FileEncryption.EncryptedFile, XFTPClientError>) {
-        lock.lock()
-        outcome = r
-        let chunkWs = chunkWaiters
-        chunkWaiters = [:]
-        let endWs = endWaiters
-        endWaiters = []
-        lock.unlock()
-        for (i, ws) in chunkWs {
-            let e: XFTPClientError
-            if case .failure(let f) = r { e = f } else { e = .io("chunk \(i + 1) was not written") }
-            for w in ws { w.resume(returning: .failure(e)) }
-        }
-        for w in endWs { w.resume(returning: r) }
-    }
-
-    /// Chunk `i`'s digest and memory, once produced; handed over once.
-    func take(_ i: Int) async throws(XFTPClientError) -> Chunk {
-        let r: Result<Chunk, XFTPClientError> = await withCheckedContinuation { c in
-            lock.lock()
-            if let chunk = chunks.removeValue(forKey: i) {
-                lock.unlock()
-                c.resume(returning: .success(chunk))
-            } else if let outcome {
-                lock.unlock()
-                if case .failure(let e) = outcome { c.resume(returning: .failure(e)) } else { c.resume(returning: .failure(.io("chunk \(i + 1) was not written"))) }
-            } else {
-                chunkWaiters[i, default: []].append(c)
-                lock.unlock()
-            }
-        }
-        return try r.get()
-    }
-
-    func result() async -> Result<FileEncryption.EncryptedFile, XFTPClientError> {
-        await withCheckedContinuation { c in
-            lock.lock()
-            if let outcome {
-                lock.unlock()
-                c.resume(returning: outcome)
-            } else {
-                endWaiters.append(c)
-                lock.unlock()
             }
         }
     }

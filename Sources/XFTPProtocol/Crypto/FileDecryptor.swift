@@ -42,21 +42,6 @@ public final class FileDecryptor {
 
     private var cipherSize: Int64 { encryptedSize - Int64(FileEncryption.authTagSize) }
 
-    /// Feeds the next chunk file, read in large pieces. On an error the output is removed.
-    public func feed(chunkPath: String) throws(XFTPFileError) {
-        do throws(XFTPFileError) {
-            let f = try PosixFile(path: chunkPath, mode: .read)
-            while true {
-                var piece = try f.read(max: FileEncryption.ioBlock)
-                if piece.isEmpty { break }
-                try feed(&piece)
-            }
-        } catch {
-            abort()
-            throw error
-        }
-    }
-
     /// Feeds the next encrypted bytes from memory the caller owns, decrypting them there: the
     /// digest is taken piece by piece before each piece is decrypted, and the content is written
     /// in one call. A downloaded chunk goes from its buffer to the output with no other copy.
@@ -84,17 +69,9 @@ public final class FileDecryptor {
 
     /// Feeds the next encrypted bytes (decrypted in place).
     public func feed(_ bytes: inout [UInt8]) throws(XFTPFileError) {
-        guard fed + Int64(bytes.count) <= encryptedSize else { throw .invalidHeader("chunks longer than the file") }
-        let cipherCount = Int(max(0, min(Int64(bytes.count), cipherSize - fed)))
-        fed += Int64(bytes.count)
         var failure: XFTPFileError?
-        bytes.withUnsafeMutableBytes { (p: UnsafeMutableRawBufferPointer) in
-            fileHash?.update(UnsafeRawBufferPointer(p))
-            if cipherCount < p.count { tag += UnsafeRawBufferPointer(rebasing: p[cipherCount...]) }
-            guard cipherCount > 0 else { return }
-            let cipher = UnsafeMutableRawBufferPointer(rebasing: p[0..<cipherCount])
-            sb.decrypt(inPlace: cipher)
-            do throws(XFTPFileError) { try plaintext(UnsafeRawBufferPointer(cipher)) } catch { failure = error }
+        bytes.withUnsafeMutableBytes { p in
+            do throws(XFTPFileError) { try feed(inPlace: p) } catch { failure = error }
         }
         if let failure { throw failure }
     }

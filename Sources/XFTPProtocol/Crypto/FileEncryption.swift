@@ -19,12 +19,15 @@ public enum FileEncryption {
         public var chunks: [(offset: Int64, size: UInt32, digest: [UInt8])]
     }
 
-    /// Encrypts `sourcePath` to `encryptedPath` the way the reference agent prepares an upload:
-    /// the header carries `fileName`, chunk sizes come from `XFTPChunkSizes.prepare` (or one chunk
-    /// for a redirect description), and chunk digests (SHA-256) are computed as it writes.
-    /// The chunk sizes `encrypt` will cut the file into (known before encrypting, so uploads can
-    /// be planned while it runs).
+    /// The chunk sizes `encryptChunks` will cut the file into (known before encrypting, so uploads
+    /// can be planned while it runs): `XFTPChunkSizes.prepare`, or one chunk for a redirect description.
     public static func chunkSizes(sourcePath: String, fileName: String, singleChunk: Bool = false) throws(XFTPFileError) -> [UInt32] {
+        try layout(sourcePath: sourcePath, fileName: fileName, singleChunk: singleChunk).sizes
+    }
+
+    /// The header carrying `fileName`, the source's size and the chunk sizes of its encrypted stream.
+    private static func layout(sourcePath: String, fileName: String,
+                               singleChunk: Bool) throws(XFTPFileError) -> (header: [UInt8], fileSize: Int64, sizes: [UInt32]) {
         guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
         guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
         let header: [UInt8]
@@ -36,51 +39,22 @@ public enum FileEncryption {
         let payloadSize = Int64(header.count) + fileSize + Int64(lengthSize + authTagSize)
         if singleChunk {
             guard let s = XFTPChunkSizes.singleChunkSize(payloadSize) else { throw .size }
-            return [s]
+            return (header, fileSize, [s])
         }
-        return XFTPChunkSizes.prepare(payloadSize)
-    }
-
-    /// `onChunk(index, digest)` is called as soon as each chunk is completely written, so it can
-    /// be uploaded while the rest is encrypted.
-    public static func encrypt(
-        sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], encryptedPath: String, singleChunk: Bool = false,
-        onChunk: @escaping (Int, [UInt8]) -> Void = { _, _ in }
-    ) throws(XFTPFileError) -> EncryptedFile {
-        let dst = try PosixFile(path: encryptedPath, mode: .create)
-        return try encryptChunks(sourcePath: sourcePath, fileName: fileName, key: key, nonce: nonce, singleChunk: singleChunk,
-                                 memory: { _ in nil }, written: { _, piece throws(XFTPFileError) in try dst.write(piece) },
-                                 onChunk: { i, digest throws(XFTPFileError) in onChunk(i, digest) })
+        return (header, fileSize, XFTPChunkSizes.prepare(payloadSize))
     }
 
     /// The encrypted stream, chunk by chunk, with no encrypted file: chunk `i` is produced into
-    /// `memory(i)` (at least the chunk's size; nil: into a scratch piece that is only hashed), each
-    /// piece of it is passed to `written` as it is produced, and `onChunk(i, digest)` follows the
-    /// chunk's last byte. Chunks come strictly in order (the tag needs every byte before it), so the
+    /// `memory(i)` (at least the chunk's size; nil: into a scratch piece that is only hashed), and
+    /// `onChunk(i, digest)` follows the chunk's last byte. Chunks come strictly in order (the tag needs every byte before it), so the
     /// same key, nonce and source always give the same chunks: an upload resumes by encrypting again.
     public static func encryptChunks(
         sourcePath: String, fileName: String, key: [UInt8], nonce: [UInt8], singleChunk: Bool = false,
         memory: (Int) throws(XFTPFileError) -> UnsafeMutableRawBufferPointer?,
-        written: (Int, UnsafeRawBufferPointer) throws(XFTPFileError) -> Void = { _, _ in },
         onChunk: (Int, [UInt8]) throws(XFTPFileError) -> Void
     ) throws(XFTPFileError) -> EncryptedFile {
-        guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
-        guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
-        let header: [UInt8]
-        do {
-            header = try FileHeader(fileName: fileName).encoded()
-        } catch {
-            throw .invalidHeader("file name too long")
-        }
+        let (header, fileSize, sizes) = try layout(sourcePath: sourcePath, fileName: fileName, singleChunk: singleChunk)
         let payloadLen = Int64(header.count) + fileSize
-        let payloadSize = payloadLen + Int64(lengthSize + authTagSize)
-        let sizes: [UInt32]
-        if singleChunk {
-            guard let s = XFTPChunkSizes.singleChunkSize(payloadSize) else { throw .size }
-            sizes = [s]
-        } else {
-            sizes = XFTPChunkSizes.prepare(payloadSize)
-        }
         let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
         var stream = try EncryptingReader(source: try PosixFile(path: sourcePath, mode: .read), key: key, nonce: nonce,
                                           payloadLength: payloadLen, header: header, contentSize: fileSize,
@@ -103,7 +77,6 @@ public enum FileEncryption {
                 let done = UnsafeRawBufferPointer(piece)
                 chunkHash.update(done)
                 fileHash.update(done)
-                try written(i, done)
                 off += n
             }
             digests.append(chunkHash.finalize())
@@ -112,35 +85,6 @@ public enum FileEncryption {
         return EncryptedFile(
             encryptedSize: encSize, digest: fileHash.finalize(),
             chunks: zip(XFTPChunkSizes.offsets(sizes), digests).map { ($0.offset, $0.size, $1) })
-    }
-
-    /// Decrypts the downloaded chunk files (in order) of a file of `encryptedSize` bytes. The
-    /// header's name is given to `destination`, which returns the path to write; nothing is left
-    /// at that path unless the tag verifies and, when `digest` is given, the SHA-512 of the whole
-    /// encrypted file equals it (checked in the same pass: the file is read once).
-    public static func decrypt(
-        chunkPaths: [String], encryptedSize: Int64, key: [UInt8], nonce: [UInt8], digest: [UInt8]? = nil,
-        destination: @escaping (FileHeader) throws -> String
-    ) throws(XFTPFileError) -> (header: FileHeader, path: String) {
-        guard !chunkPaths.isEmpty else { throw .invalidHeader("empty") }
-        let d = try FileDecryptor(encryptedSize: encryptedSize, key: key, nonce: nonce, digest: digest, destination: destination)
-        for p in chunkPaths { try d.feed(chunkPath: p) }
-        return try d.finish()
-    }
-
-    /// SHA-256 of `size` bytes at `offset` of a file (`getChunkDigest`).
-    public static func chunkDigest(path: String, offset: Int64 = 0, size: Int64) throws(XFTPFileError) -> [UInt8] {
-        let f = try PosixFile(path: path, mode: .read)
-        try f.seek(to: offset)
-        let h = StreamDigest(.sha256)
-        var left = size
-        while left > 0 {
-            let b = try f.read(max: Int(min(left, Int64(ioBlock))))
-            guard !b.isEmpty else { throw .io("\(path): unexpected end of file") }
-            h.update(b)
-            left -= Int64(b.count)
-        }
-        return h.finalize()
     }
 }
 
