@@ -83,6 +83,7 @@ struct XFTPBenchmark: AsyncParsableCommand {
                      t1.timeIntervalSince(t0), t2.timeIntervalSince(t1), xftpTime, Double(sizeMB) * 2 / xftpTime))
         print("peak RSS: client \(clientPeak) kB (\(uploadPeak) kB by the end of the upload), server(s) \(serverPeaks.map { "\($0) kB" }.joined(separator: ", "))")
         // CPU beside the wall time: the ratio moves with whatever else runs on the machine, this much less.
+        let xftpCPU = (cpu1[0] - cpu0[0]) + zip(cpu1, cpu0).dropFirst().map { $0 - $1 }.reduce(0, +)
         print(String(format: "xftp CPU: client %.2f s, server(s) %.2f s", cpu1[0] - cpu0[0], zip(cpu1, cpu0).dropFirst().map { $0 - $1 }.reduce(0, +)))
         if !noBaseline {
             // Plain TLS to the first child: the same bytes up, then back.
@@ -92,6 +93,17 @@ struct XFTPBenchmark: AsyncParsableCommand {
             print(String(format: "plain TLS both ways: %.2f s (CPU: client %.2f s, server %.2f s)", tlsTime, tlsCPU1[0] - tlsCPU0[0],
                          zip(tlsCPU1, tlsCPU0).dropFirst().map { $0 - $1 }.reduce(0, +)))
             print(String(format: "ratio tls/xftp: %.2f (target >= 0.5)", tlsTime / xftpTime))
+            // The floor of this run: the plain TLS CPU plus the cryptography XFTP adds, spread over every core.
+            let floor = XFTPCryptoFloor.measure(), mb = Double(sizeMB)
+            let tlsCPU = (tlsCPU1[0] - tlsCPU0[0]) + zip(tlsCPU1, tlsCPU0).dropFirst().map { $0 - $1 }.reduce(0, +)
+            let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+            let floorCPU = tlsCPU + floor.client(mb: mb) + floor.server(mb: mb)
+            let floorTime = max(tlsTime, floorCPU / cores)
+            print(String(format: "crypto per GB, single-threaded: SHA-512 %.2f s, SHA-256 %.2f s, secretbox %.2f s", floor.sha512 * 1024,
+                         floor.sha256 * 1024, floor.secretbox * 1024))
+            print(String(format: "floor: TLS %.2f + XFTP crypto %.2f (client) + %.2f (servers) = %.2f CPU-s; on %.0f cores >= %.2f s: ratio at most %.2f (xftp CPU %.2f s, %.2fx the floor)",
+                         tlsCPU, floor.client(mb: mb), floor.server(mb: mb), floorCPU, cores, floorTime, tlsTime / floorTime,
+                         xftpCPU, xftpCPU / floorCPU))
         }
         try? await group.shutdownGracefully()
         guard receivedHash == sourceHash, usedServers == min(servers, description.chunks.count) else {
