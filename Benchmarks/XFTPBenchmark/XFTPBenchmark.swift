@@ -58,7 +58,7 @@ struct XFTPBenchmark: AsyncParsableCommand {
         let transfer = XFTPFileTransfer(pool: XFTPClientPool(group: group), progress: progress, workDirectory: dir + "/work",
                                         parallelChunks: parallel)
         let pids = ["self"] + children.map { String($0.process.processIdentifier) }
-        let cpu0 = pids.map(cpuSeconds)
+        let cpu0 = pids.map(cpuSeconds), faults0 = pids.map(minorFaults)
         let t0 = Date()
         let result = try await transfer.upload(sourcePath: src, fileName: "file.bin", servers: children.map(\.address),
                                                recipientCount: 1, transferId: "b")
@@ -67,7 +67,7 @@ struct XFTPBenchmark: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
         let out = try await transfer.download(result.recipients[0], to: dir + "/out", transferId: "b")
         let t2 = Date()
-        let cpu1 = pids.map(cpuSeconds)
+        let cpu1 = pids.map(cpuSeconds), faults1 = pids.map(minorFaults)
         let clientPeak = peakRSS(of: "self")
         let serverPeaks = children.map { peakRSS(of: String($0.process.processIdentifier)) }
         PosixFile.remove(src)
@@ -85,6 +85,8 @@ struct XFTPBenchmark: AsyncParsableCommand {
         // CPU beside the wall time: the ratio moves with whatever else runs on the machine, this much less.
         let xftpCPU = (cpu1[0] - cpu0[0]) + zip(cpu1, cpu0).dropFirst().map { $0 - $1 }.reduce(0, +)
         print(String(format: "xftp CPU: client %.2f s, server(s) %.2f s", cpu1[0] - cpu0[0], zip(cpu1, cpu0).dropFirst().map { $0 - $1 }.reduce(0, +)))
+        // Each fault is a fresh page zeroed and mapped: memory churn the CPU figure includes.
+        print("page faults: client \(faults1[0] - faults0[0]), server(s) \(zip(faults1, faults0).dropFirst().map { $0 - $1 }.reduce(0, +))")
         if !noBaseline {
             // Plain TLS to the first child: the same bytes up, then back.
             let tlsCPU0 = pids.map(cpuSeconds)
@@ -175,6 +177,13 @@ struct XFTPBenchmark: AsyncParsableCommand {
         try? await client.close()
         return t
     }
+}
+
+/// Minor page faults of a process so far (`/proc/<pid>/stat`, the 10th field).
+func minorFaults(of pid: String) -> Int {
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")") else { return 0 }
+    let fields = s[s.index(after: close)...].split(separator: " ")
+    return fields.count > 7 ? Int(fields[7]) ?? 0 : 0
 }
 
 /// User plus system CPU time of a process so far (`/proc/<pid>/stat`), in seconds.

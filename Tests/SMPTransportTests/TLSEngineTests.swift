@@ -47,6 +47,43 @@ final class TLSEngineTests: XCTestCase {
         await server.shutdown()
     }
 
+    /// Writes with no promise of their own, flushed together, all arrive, also when the last of
+    /// them fills a 64 KB ciphertext piece exactly and nothing is left for the flush itself (a
+    /// version that passed such pieces on unflushed lost the flush and the transfer stalled).
+    func testWritesWithoutPromisesAreAllFlushed() async throws {
+        let received = ByteCounter()
+        let serverContext = try TLSContext(serverChain: credentials.chain, privateKeyPKCS8: credentials.serverPrivateKey.pkcs8Encoded)
+        let listener = try await ServerBootstrap(group: group)
+            .childChannelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture {
+                    try ch.pipeline.syncOperations.addHandler(TLSHandler(context: serverContext))
+                    try ch.pipeline.syncOperations.addHandler(ByteCountingHandler(counter: received))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let clientContext = try TLSContext(clientConfiguration: .smp)
+        let client = try await ClientBootstrap(group: group)
+            .channelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture {
+                    try ch.pipeline.syncOperations.addHandler(TLSHandler(context: clientContext, verifier: { _ in true }))
+                }
+            }
+            .connect(host: "127.0.0.1", port: listener.localAddress!.port!).get()
+        var total = 0
+        for pieces in [4, 7, 1, 12] {
+            // Each piece is one 16 KB record: four of them fill a 64 KB ciphertext piece.
+            for _ in 0..<pieces {
+                client.write(ByteBuffer(bytes: [UInt8](repeating: 7, count: 16_384 - 17)), promise: nil)
+            }
+            client.flush()
+            total += pieces * (16_384 - 17)
+            let expected = total
+            await assertEventually(5) { received.value == expected }
+        }
+        try await client.close()
+        try await listener.close()
+    }
+
     func testTLS12WithChaChaAndTLSUniqueAgrees() async throws {
         let log = ServerLog()
         let server = try await startEchoServer(credentials: credentials, group: group, log: log)
@@ -213,4 +250,19 @@ final class TLSEngineTests: XCTestCase {
         XCTAssertEqual(log.sessions.first?.version, 9)
         await server.shutdown()
     }
+}
+
+/// Bytes a channel received, read from the test.
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add(_ n: Int) { lock.withLock { count += n } }
+}
+
+final class ByteCountingHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let counter: ByteCounter
+    init(counter: ByteCounter) { self.counter = counter }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { counter.add(unwrapInboundIn(data).readableBytes) }
 }
