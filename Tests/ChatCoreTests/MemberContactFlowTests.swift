@@ -166,52 +166,67 @@ import Testing
 
     /// Bob and Carol invite each other before either invitation arrives (simplex-chat `xGrpDirectInv`
     /// with `contactGrpInvSent`): only the one who received the greater link takes it (and accepts);
-    /// the other keeps its own invitation, which the first one joins.
+    /// the other keeps its own invitation, which the first one joins. The relay is down while both
+    /// send, so neither invitation can arrive before the other is sent.
     @Test func simultaneousInvitationsTheGreaterLinkJoins() async throws {
-        try await withFlow("member-contact-tie") { flow in
-            let t = try await team(flow)
-            guard case .newMemberContact(_, let bobCt, _, _) = try await t.bob.run(.apiCreateMemberContact(groupId: t.bg, groupMemberId: t.carolAtBob)),
-                  case .newMemberContact(_, let carolCt, _, _) = try await t.carol.run(.apiCreateMemberContact(groupId: t.cg, groupMemberId: t.bobAtCarol))
-            else {
-                Issue.record("no member contacts")
-                return
-            }
-            let bobStore = await t.bob.c.store, carolStore = await t.carol.c.store
-            let bobLink = try #require(try bobStore.read { db in try db.contactInvitationLink(bobCt.contactId) })
-            let carolLink = try #require(try carolStore.read { db in try db.contactInvitationLink(carolCt.contactId) })
-            // Carol's invitation is sent before Bob's, and Bob's before Carol's arrives.
-            try await t.carol.run(.apiSendMemberContactInvitation(contactId: carolCt.contactId, msgContent: .text("from carol")))
-            try await t.bob.run(.apiSendMemberContactInvitation(contactId: bobCt.contactId, msgContent: .text("from bob")))
-
-            // simplex-chat compares the links' bytes: the side that received the greater one joins it.
-            let bobJoins = bobLink.utf8.lexicographicallyPrecedes(carolLink.utf8)
-            let (winner, loser) = bobJoins ? (t.bob, t.carol) : (t.carol, t.bob)
-            let (winnerCt, loserCt) = bobJoins ? (bobCt.contactId, carolCt.contactId) : (carolCt.contactId, bobCt.contactId)
-            let loserLink = bobJoins ? carolLink : bobLink
-            let atWinner = try await winner.next("invitation at \(winner.name)", timeout: 20) { e -> Contact? in
-                if case .newMemberContactReceivedInv(_, let c, _, _) = e { c } else { nil }
-            }
-            #expect(atWinner.contactId == winnerCt && atWinner.groupDirectInv?.groupDirectInvLink == loserLink)
-            #expect(atWinner.contactGroupMemberId == nil && !atWinner.contactGrpInvSent && atWinner.activeConn == nil)
-            try await winner.next("verification reset") { e -> Bool? in
-                if case .contactVerificationReset(_, let c) = e, c.contactId == winnerCt { true } else { nil }
-            }
-            let atLoser = try await loser.next("invitation at \(loser.name)", timeout: 20) { e -> Contact? in
-                if case .newMemberContactReceivedInv(_, let c, _, _) = e { c } else { nil }
-            }
-            #expect(atLoser.contactId == loserCt && atLoser.groupDirectInv == nil && atLoser.contactGrpInvSent)
-            try await loser.next("message at \(loser.name)") { e -> Bool? in
-                text(e).contains(bobJoins ? "from bob" : "from carol") ? true : nil
-            }
-            let loserChat = try await texts(loser, contact: loserCt)
-            #expect(!loserChat.contains("security code changed") && !loserChat.contains("requested connection from group team"), "\(loserChat)")
-
-            try await winner.run(.apiAcceptMemberContact(contactId: winnerCt))
-            try await connected(loser, loserCt, winner, winnerCt)
-            try await winner.run(.apiSendMessages(sendRef: .direct(winnerCt), liveMessage: false, ttl: nil,
-                                                 composedMessages: [ComposedMessage(msgContent: .text("joined yours"))]))
-            try await loser.next("message over the contact", timeout: 20) { e -> Bool? in text(e).contains("joined yours") ? true : nil }
+        let dir = NSTemporaryDirectory() + "member-contact-tie-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let relay = try await RestartableRelay(dir: dir)
+        let server = relay.server
+        let (alice, bob, bobId, _) = try await connectedPair(dir, server)
+        let carol = try await Client("carol", dir: dir, server: server)
+        let inv = try await alice.cmd("/_connect 1")
+        try await carol.cmd("/connect \(try #require((inv["connLinkInvitation"] as? [String: Any])?["connFullLink"] as? String))")
+        let carolId = try #require(contactId(try await alice.event("contactConnected") { displayName($0) == "carol" }))
+        var prefs = GroupPreferences()
+        prefs.directMessages = RoleGroupPreference(enable: .on, role: nil)
+        let t = try await MemberTeam.make(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId,
+                                          profile: GroupProfile(displayName: "team", groupPreferences: prefs))
+        guard case .newMemberContact(_, let bobCt, _, _) = try await bob.run(.apiCreateMemberContact(groupId: t.bg, groupMemberId: t.carolAtBob)),
+              case .newMemberContact(_, let carolCt, _, _) = try await carol.run(.apiCreateMemberContact(groupId: t.cg, groupMemberId: t.bobAtCarol))
+        else {
+            Issue.record("no member contacts")
+            return
         }
+        let bobStore = await bob.c.store, carolStore = await carol.c.store
+        let bobLink = try #require(try bobStore.read { db in try db.contactInvitationLink(bobCt.contactId) })
+        let carolLink = try #require(try carolStore.read { db in try db.contactInvitationLink(carolCt.contactId) })
+        // Both send while the relay is away; their agents deliver when it is back.
+        await relay.stop()
+        try await carol.run(.apiSendMemberContactInvitation(contactId: carolCt.contactId, msgContent: .text("from carol")))
+        try await bob.run(.apiSendMemberContactInvitation(contactId: bobCt.contactId, msgContent: .text("from bob")))
+        try await relay.start()
+
+        // simplex-chat compares the links' bytes: the side that received the greater one joins it.
+        let bobJoins = bobLink.utf8.lexicographicallyPrecedes(carolLink.utf8)
+        let (winner, loser) = bobJoins ? (bob, carol) : (carol, bob)
+        let (winnerCt, loserCt) = bobJoins ? (bobCt.contactId, carolCt.contactId) : (carolCt.contactId, bobCt.contactId)
+        let loserLink = bobJoins ? carolLink : bobLink
+        let atWinner = try await winner.next("invitation at \(winner.name)", timeout: 60) { e -> Contact? in
+            if case .newMemberContactReceivedInv(_, let c, _, _) = e { c } else { nil }
+        }
+        #expect(atWinner.contactId == winnerCt && atWinner.groupDirectInv?.groupDirectInvLink == loserLink)
+        #expect(atWinner.contactGroupMemberId == nil && !atWinner.contactGrpInvSent && atWinner.activeConn == nil)
+        try await winner.next("verification reset") { e -> Bool? in
+            if case .contactVerificationReset(_, let c) = e, c.contactId == winnerCt { true } else { nil }
+        }
+        let atLoser = try await loser.next("invitation at \(loser.name)", timeout: 60) { e -> Contact? in
+            if case .newMemberContactReceivedInv(_, let c, _, _) = e { c } else { nil }
+        }
+        #expect(atLoser.contactId == loserCt && atLoser.groupDirectInv == nil && atLoser.contactGrpInvSent)
+        try await loser.next("message at \(loser.name)") { e -> Bool? in
+            text(e).contains(bobJoins ? "from bob" : "from carol") ? true : nil
+        }
+        let loserChat = try await texts(loser, contact: loserCt)
+        #expect(!loserChat.contains("security code changed") && !loserChat.contains("requested connection from group team"), "\(loserChat)")
+
+        try await winner.run(.apiAcceptMemberContact(contactId: winnerCt))
+        try await connected(loser, loserCt, winner, winnerCt)
+        try await winner.run(.apiSendMessages(sendRef: .direct(winnerCt), liveMessage: false, ttl: nil,
+                                             composedMessages: [ComposedMessage(msgContent: .text("joined yours"))]))
+        try await loser.next("message over the contact", timeout: 20) { e -> Bool? in text(e).contains("joined yours") ? true : nil }
+        for c in [alice, bob, carol] { await c.c.close() }
+        await relay.stop()
     }
 
     /// A group without direct messages: no member contact (simplex-chat's check in
