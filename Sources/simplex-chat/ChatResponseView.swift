@@ -164,6 +164,12 @@ extension ChatView {
             return "#\(g.localDisplayName): you removed \(names(members)) from the group"
         case .memberAccepted(_, let g, let m):
             return "#\(g.localDisplayName): \(m.localDisplayName) accepted"
+        case .memberSupportChatRead(_, let g, let m):
+            return "#\(g.localDisplayName): \(m.localDisplayName) support chat read"
+        case .memberSupportChatDeleted(_, let g, let m):
+            return "#\(g.localDisplayName): \(m.localDisplayName) support chat deleted"
+        case .itemsReadForChat:
+            return "items read for chat"
         case .leftMemberUser(_, let g):
             return "#\(g.localDisplayName): you left the group\nuse /d #\(g.localDisplayName) to delete the group"
         case .groupDeletedUser(_, let g, _, _):

@@ -446,6 +446,9 @@ enum RTSamples {
         withUser("userDeletedMembers", #""groupInfo":\#(groupInfo),"members":[\#(member)],"withMessages":true,"msgSigned":false"#),
         withUser("leftMemberUser", #""groupInfo":\#(groupInfo)"#),
         withUser("memberAccepted", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("memberSupportChatRead", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("memberSupportChatDeleted", #""groupInfo":\#(groupInfo),"member":\#(member)"#),
+        withUser("itemsReadForChat", #""chatInfo":\#(groupChatInfo)"#),
         withUser("groupDeletedUser", #""groupInfo":\#(groupInfo),"msgSigned":false,"localDeletion":true"#),
         withUser("groupUpdated", #""fromGroup":\#(groupInfo),"toGroup":\#(groupInfo),"member_":\#(host),"msgSigned":false"#),
         withUser("groupChatItemsDeleted", #""groupInfo":\#(groupInfo),"chatItemIDs":[3,4],"byUser":true,"member_":\#(member)"#),
@@ -857,6 +860,9 @@ enum CaseNames {
         case .userDeletedMembers: "userDeletedMembers"
         case .leftMemberUser: "leftMemberUser"
         case .memberAccepted: "memberAccepted"
+        case .memberSupportChatRead: "memberSupportChatRead"
+        case .memberSupportChatDeleted: "memberSupportChatDeleted"
+        case .itemsReadForChat: "itemsReadForChat"
         case .groupDeletedUser: "groupDeletedUser"
         case .groupUpdated: "groupUpdated"
         case .groupLinkCreated: "groupLinkCreated"

@@ -65,4 +65,76 @@ import Testing
         await bob.c.close()
         await relay.shutdown()
     }
+
+    /// Bob's support chat counters at Alice (`unread`, `memberAttention`), nil without a support chat.
+    private func bobSupport(_ alice: Client, _ g: Int64) async throws -> (unread: Int, attention: Int)? {
+        guard let chat = try await SupportChatFlowTests.bobAtAlice(alice, g)?["supportChat"] as? [String: Any] else { return nil }
+        return ((chat["unread"] as? NSNumber)?.intValue ?? -1, (chat["memberAttention"] as? NSNumber)?.intValue ?? -1)
+    }
+
+    private func errorMessage(_ e: [String: Any]) -> String? {
+        (e["errorType"] as? [String: Any])?["message"] as? String
+    }
+
+    /// The two remaining sites of the counter, with their commands: reading a list of support chat
+    /// items (`/_read chat items`, simplex-chat `updateGroupScopeUnreadStats`) and deleting a
+    /// member's support chat (`/_delete member chat`, `deleteGroupMemberSupportChat`); and reading the
+    /// whole support chat clears the member's attention count (`updateSupportChatItemsRead`), even for
+    /// messages already read by item.
+    @Test func readingItemsAndDeletingTheSupportChat() async throws {
+        try await withFlow("attention-items") { flow in
+            let alice = try await flow.client("alice"), bob = try await flow.client("bob")
+            let t = try await LinkedGroup.make(alice, bob, profileJSON: #"{"displayName":"club","fullName":"","memberAdmission":{"review":"all"}}"#, held: true)
+            try await alice.event("newChatItems") { (($0["chatItems"] as? [[String: Any]])?.first?["chatInfo"] as? [String: Any])?["groupChatScope"] != nil }
+            #expect(try await counter(alice, t.g) == 1)
+            let pending = try await alice.cmdError("/_delete member chat #\(t.g) \(t.bobGm)")
+            #expect(errorMessage(pending) == "member is pending", "\(pending)")
+            let read = try await alice.cmd("/_read chat #\(t.g)(_support:\(t.bobGm))")
+            #expect(read["type"] as? String == "memberSupportChatRead")
+            try await alice.cmd("/_accept member #\(t.g) \(t.bobGm) member")
+            #expect(try await counter(alice, t.g) == 0)
+
+            // Bob asks; Alice reads his message by item in the main chat's list: his counters stay.
+            try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"q1"}}]"#)
+            let q1 = try #require(itemId(try await alice.event("newChatItems", timeout: 20) { itemText($0) == "q1" }))
+            #expect(try await counter(alice, t.g) == 1)
+            let listRead = try await alice.cmd("/_read chat items #\(t.g) \(q1)")
+            #expect(listRead["type"] as? String == "itemsReadForChat")
+            #expect(try await bobSupport(alice, t.g)?.attention == 1)
+            // Reading his support chat clears his attention count (before: lowered only by his unread messages).
+            try await alice.cmd("/_read chat #\(t.g)(_support:\(t.bobGm))")
+            #expect(try await bobSupport(alice, t.g)?.attention == 0)
+            #expect(try await counter(alice, t.g) == 0)
+
+            // Two more: read one by one in his support chat, the counters go down with each.
+            try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"q2"}}]"#)
+            let q2 = try #require(itemId(try await alice.event("newChatItems", timeout: 20) { itemText($0) == "q2" }))
+            try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"q3"}}]"#)
+            let q3 = try #require(itemId(try await alice.event("newChatItems", timeout: 20) { itemText($0) == "q3" }))
+            #expect(try await bobSupport(alice, t.g).map { [$0.unread, $0.attention] } == [2, 2])
+            #expect(try await counter(alice, t.g) == 1)
+            let one = try await alice.cmd("/_read chat items #\(t.g)(_support:\(t.bobGm)) \(q2)")
+            let info = ((one["chatInfo"] as? [String: Any])?["groupInfo"] as? [String: Any])
+            #expect((info?["membersRequireAttention"] as? NSNumber)?.intValue == 1)
+            #expect(try await bobSupport(alice, t.g).map { [$0.unread, $0.attention] } == [1, 1])
+            try await alice.cmd("/_read chat items #\(t.g)(_support:\(t.bobGm)) \(q3),\(q2)")
+            #expect(try await bobSupport(alice, t.g).map { [$0.unread, $0.attention] } == [0, 0])
+            #expect(try await counter(alice, t.g) == 0)
+
+            // Deleting his support chat: its items and counters go, and he no longer counts.
+            try await bob.cmd(#"/_send #\#(t.bg)(_support) json [{"msgContent":{"type":"text","text":"q4"}}]"#)
+            try await alice.event("newChatItems", timeout: 20) { itemText($0) == "q4" }
+            #expect(try await counter(alice, t.g) == 1)
+            let deleted = try await alice.cmd("/_delete member chat #\(t.g) \(t.bobGm)")
+            #expect(deleted["type"] as? String == "memberSupportChatDeleted")
+            #expect((deleted["member"] as? [String: Any])?["supportChat"] == nil)
+            #expect(((deleted["groupInfo"] as? [String: Any])?["membersRequireAttention"] as? NSNumber)?.intValue == 0)
+            #expect(try await counter(alice, t.g) == 0)
+            #expect(try await bobSupport(alice, t.g) == nil)
+            let support = try await alice.cmd("/_get chat #\(t.g)(_support:\(t.bobGm)) count=50")
+            #expect(((support["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]])?.isEmpty == true)
+            let none = try await alice.cmdError("/_delete member chat #\(t.g) \(t.bobGm)")
+            #expect(errorMessage(none) == "member has no support chat", "\(none)")
+        }
+    }
 }

@@ -156,21 +156,15 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
     @Test func directFileCompletesWhenItsDescriptionIsSent() async throws {
         let dir = NSTemporaryDirectory() + "file-flow-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
-        var rc = SMPServerConfig()
-        rc.port = 0
-        rc.host = "127.0.0.1"
-        let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
-        var relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
-        rc.port = relay.port
-        let server = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port).description
+        let relay = try await RestartableRelay(dir: dir)
+        let server = relay.server
         let xftp = try await FileTestXFTPServer(dir: dir + "/xftp")
         let (alice, aliceFiles) = try await fileClient("alice", dir: dir, relay: server, xftp: xftp.address)
         let (bob, _) = try await fileClient("bob", dir: dir, relay: server, xftp: xftp.address)
         let (bobId, _) = try await connect(alice, bob)
         try Data(SecureRandom.bytes(300_000)).write(to: URL(fileURLWithPath: aliceFiles + "/late.bin"))
 
-        await relay.shutdown()
+        await relay.stop()
         let sent = try await alice.cmd("/_send @\(bobId) json " + composedFile("late.bin"))
         let fid = try #require(fileId(sent))
         // The upload (XFTP) completes; the description waits for the relay.
@@ -181,7 +175,7 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         let waiting = try await alice.cmd("/fstatus \(fid)")
         #expect(eventFile(waiting).flatMap { ($0["fileStatus"] as? [String: Any])?["type"] as? String } == "sndTransfer")
 
-        relay = try await SMPRelayServer.start(config: rc, credentials: creds, dataDirectory: dir + "/relay", group: flowGroup)
+        try await relay.start()
         let complete = try await alice.event("sndFileCompleteXFTP", timeout: 90)
         #expect(eventFileId(complete) == fid)
         let status = try await alice.cmd("/fstatus \(fid)")
@@ -191,7 +185,7 @@ private func composedFile(_ path: String, _ content: String = #"{"type":"file","
         await alice.c.close()
         await bob.c.close()
         await xftp.stop()
-        await relay.shutdown()
+        await relay.stop()
     }
 
     /// An image with its thumbnail in the content; Bob keeps the file encrypted (encrypt=on): the

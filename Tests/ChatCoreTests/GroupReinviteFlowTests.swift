@@ -4,7 +4,8 @@ import Testing
 @testable import ChatCore
 
 /// Adding a contact whose member is still `invited` sends the same invitation again, with the new
-/// role (simplex-chat `APIAddMember`), and the invitee gets it for the group it has.
+/// role (simplex-chat `APIAddMember`), and the invitee gets it for the group it has, with another
+/// chat banner (simplex-chat `processGroupInvitation`).
 @Suite(.serialized) struct GroupReinviteFlowTests {
     @Test func aStillInvitedContactGetsTheInvitationAgain() async throws {
         try await withFlow("group-reinvite") { flow in
@@ -48,6 +49,12 @@ import Testing
             }
             #expect(groups.count == 1)
             #expect(groups.first?.membership.memberRole == .admin)
+            // As simplex-chat's `processGroupInvitation`: a chat banner for each invitation received.
+            let chat = try await bob.cmd("/_get chat #\(bg) count=100")
+            let contents = ((chat["chat"] as? [String: Any])?["chatItems"] as? [[String: Any]] ?? []).compactMap {
+                ($0["content"] as? [String: Any])?["type"] as? String
+            }
+            #expect(contents.filter { $0 == "chatBanner" }.count == 2, "\(contents)")
             // He joins with it; then adding him again is a duplicate.
             try await bob.run(.apiJoinGroup(groupId: bg))
             let joined = try await alice.next("bob joined") { e -> GroupMember? in

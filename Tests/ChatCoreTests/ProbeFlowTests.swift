@@ -8,37 +8,6 @@ import Testing
 /// Bob's member connection and sends the hash over her contact with Bob, and both record the
 /// member as that contact's (simplex-chat `probeMatchingMemberContact`, `xInfoProbe*`).
 @Suite(.serialized) struct ProbeFlowTests {
-    /// Alice's group with Bob, then Carol, connected to each other: the group ids at Bob and
-    /// Carol, and each one's member id of the other.
-    private struct Team {
-        let bg: Int64, cg: Int64, carolAtBob: Int64, bobAtCarol: Int64
-    }
-
-    private func team(alice: Client, bob: Client, carol: Client, bobId: Int64, carolId: Int64) async throws -> Team {
-        guard case .groupCreated(_, let info) = try await alice.run(.apiNewGroup(userId: 1, incognito: false, groupProfile: GroupProfile(displayName: "team"))) else {
-            Issue.record("no group")
-            throw CancellationError()
-        }
-        try await alice.run(.apiAddMember(groupId: info.groupId, contactId: bobId, memberRole: .member))
-        let bg = try await bob.next("invitation") { e -> Int64? in
-            if case .receivedGroupInvitation(_, let gi, _, _, _) = e { gi.groupId } else { nil }
-        }
-        try await bob.run(.apiJoinGroup(groupId: bg))
-        try await bob.next("joined") { e -> Bool? in if case .userJoinedGroup = e { true } else { nil } }
-        try await alice.run(.apiAddMember(groupId: info.groupId, contactId: carolId, memberRole: .member))
-        let cg = try await carol.next("invitation") { e -> Int64? in
-            if case .receivedGroupInvitation(_, let gi, _, _, _) = e { gi.groupId } else { nil }
-        }
-        try await carol.run(.apiJoinGroup(groupId: cg))
-        let carolAtBob = try await bob.next("connected to carol", timeout: 20) { e -> Int64? in
-            if case .connectedToGroupMember(_, _, let m, _) = e, m.memberProfile.displayName == "carol" { m.groupMemberId } else { nil }
-        }
-        let bobAtCarol = try await carol.next("connected to bob", timeout: 20) { e -> Int64? in
-            if case .connectedToGroupMember(_, _, let m, _) = e, m.memberProfile.displayName == "bob" { m.groupMemberId } else { nil }
-        }
-        return Team(bg: bg, cg: cg, carolAtBob: carolAtBob, bobAtCarol: bobAtCarol)
-    }
-
     private func members(_ c: Client, _ groupId: Int64) async throws -> [GroupMember] {
         guard case .groupMembers(_, let group) = try await c.run(.apiListMembers(groupId: groupId)) else {
             Issue.record("no members")
@@ -54,7 +23,7 @@ import Testing
             let (carolId, _) = try await flow.connect(alice, carol)
             // Bob and Carol are contacts first (each probes the other at CON: nothing to match yet).
             let (carolAtBobCt, bobAtCarolCt) = try await flow.connect(bob, carol)
-            let t = try await team(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
+            let t = try await MemberTeam.make(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
 
             // Bob got Carol's probe over her member connection and its hash over their contact
             // connection (in either order): he answers x.info.probe.ok and records the member as
@@ -90,7 +59,7 @@ import Testing
             let (alice, bob, bobId, _) = try await flow.pair()
             let carol = try await flow.client("carol")
             let (carolId, _) = try await flow.connect(alice, carol)
-            let t = try await team(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
+            let t = try await MemberTeam.make(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
             let (carolAtBobCt, bobAtCarolCt) = try await flow.connect(bob, carol)
             let atBob = try await bob.next("carol associated", timeout: 20) { e -> (Contact, GroupMember)? in
                 if case .contactAndMemberAssociated(_, let c, _, let m, _) = e { (c, m) } else { nil }
@@ -122,7 +91,7 @@ import Testing
             }
             #expect(incognitoCarolAtBob.profile.displayName != "carol")
             try await carol.next("bob") { e -> Bool? in if case .contactConnected(_, let c, _) = e, c.profile.displayName == "bob" { true } else { nil } }
-            let t = try await team(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
+            let t = try await MemberTeam.make(alice: alice, bob: bob, carol: carol, bobId: bobId, carolId: carolId)
             try await bob.next("profiles differ", timeout: 20) { e -> Bool? in
                 if case .messageError(_, "warning", let text) = e, text.hasPrefix("probeMatch ignored: profiles don't match") { true } else { nil }
             }

@@ -112,6 +112,8 @@ public enum ChatCommand: Sendable, Hashable {
     case apiGetChat(chatRef: ChatRef, contentTag: String?, pagination: ChatPagination, search: String?)
     /// `/_read chat <chatRef>`.
     case apiChatRead(chatRef: ChatRef)
+    /// `/_read chat items <chatRef> <chatItemId>[,...]`: only these items are read.
+    case apiChatItemsRead(chatRef: ChatRef, chatItemIds: [Int64])
     /// `/_contacts <userId>`.
     case apiListContacts(userId: Int64)
     /// `/_delete <chatRef>[ full|entity|messages[ notify=on|off]]`, or a JSON ChatDeleteMode.
@@ -141,6 +143,8 @@ public enum ChatCommand: Sendable, Hashable {
     case apiMembersRole(groupId: Int64, groupMemberIds: [Int64], memberRole: GroupMemberRole)
     /// `/_accept member #<groupId> <groupMemberId> <role>`: admit a member pending approval or review.
     case apiAcceptMember(groupId: Int64, groupMemberId: Int64, memberRole: GroupMemberRole)
+    /// `/_delete member chat #<groupId> <groupMemberId>`: delete a member's support chat (not a pending member's).
+    case apiDeleteMemberSupportChat(groupId: Int64, groupMemberId: Int64)
     /// `/_block #<groupId> <groupMemberId>[,...] blocked=on|off`: block for all members (admins).
     case apiBlockMembersForAll(groupId: Int64, groupMemberIds: [Int64], blocked: Bool)
     /// `/_member settings #<groupId> <groupMemberId> <json(GroupMemberSettings)>`: block for me.
@@ -402,6 +406,7 @@ extension ChatCommand {
             return "/_get chat " + ref.commandString + (tag.map { " content=" + $0 } ?? "") + " " + pg.commandString
                 + (search.map { " search=" + $0 } ?? "")
         case .apiChatRead(let ref): return "/_read chat " + ref.commandString
+        case .apiChatItemsRead(let ref, let items): return "/_read chat items " + ref.commandString + " " + ids(items)
         case .apiListContacts(let id): return "/_contacts \(id)"
         case .apiDeleteChat(let ref, let mode): return "/_delete " + ref.commandString + " " + mode.commandString
         case .apiNewGroup(let id, let inc, let p): return "/_group \(id)" + (inc ? " incognito=on" : "") + " " + json(p)
@@ -415,6 +420,7 @@ extension ChatCommand {
         case .apiListGroups(let id, let c, let q): return "/_groups \(id)" + (c.map { " @\($0)" } ?? "") + (q.map { " " + $0 } ?? "")
         case .apiMembersRole(let g, let ms, let r): return "/_member role #\(g) " + ids(ms) + " " + r.rawValue
         case .apiAcceptMember(let g, let m, let r): return "/_accept member #\(g) \(m) " + r.rawValue
+        case .apiDeleteMemberSupportChat(let g, let m): return "/_delete member chat #\(g) \(m)"
         case .apiBlockMembersForAll(let g, let ms, let b): return "/_block #\(g) " + ids(ms) + " blocked=" + onOff(b)
         case .apiSetMemberSettings(let g, let m, let st): return "/_member settings #\(g) \(m) " + json(st)
         case .apiRemoveMembers(let g, let ms, let w): return "/_remove #\(g) " + ids(ms) + (w ? " messages=on" : "")

@@ -380,6 +380,16 @@ enum CommandSyntax {
             let ids = try s.idList()
             return .apiForwardChatItems(toChatRef: to, fromChatRef: from, chatItemIds: ids, ttl: try s.messageTTL())
         },
+        Entry(name: "/_read chat items", prefixes: ["/_read chat items "]) { s throws(CommandSyntaxError) in
+            let ref = try s.chatRef()
+            try s.expect(" ")
+            return .apiChatItemsRead(chatRef: ref, chatItemIds: try s.idList())
+        },
+        Entry(name: "/_delete member chat", prefixes: ["/_delete member chat #"]) { s throws(CommandSyntaxError) in
+            let g = try s.decimal("group ID")
+            try s.expect(" ")
+            return .apiDeleteMemberSupportChat(groupId: g, groupMemberId: try s.decimal("group member ID"))
+        },
         Entry(name: "/_read chat", prefixes: ["/_read chat "]) { s throws(CommandSyntaxError) in
             .apiChatRead(chatRef: try s.chatRef())
         },

@@ -65,6 +65,12 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case leftMemberUser(user: User, groupInfo: GroupInfo)
     /// `/_accept member`: the pending member is admitted (or moved on to review).
     case memberAccepted(user: User, groupInfo: GroupInfo, member: GroupMember)
+    /// `/_read chat #g(_support:m)`: the member's support chat read, its counters cleared.
+    case memberSupportChatRead(user: User, groupInfo: GroupInfo, member: GroupMember)
+    /// `/_delete member chat #g m`: the member's support chat and its counters are gone.
+    case memberSupportChatDeleted(user: User, groupInfo: GroupInfo, member: GroupMember)
+    /// `/_read chat items`: the listed items read; the chat as it is after (simplex-chat CRItemsReadForChat).
+    case itemsReadForChat(user: User, chatInfo: ChatInfo)
     /// `localDeletion`: only our copy was deleted (no x.grp.del was sent).
     case groupDeletedUser(user: User, groupInfo: GroupInfo, msgSigned: Bool = false, localDeletion: Bool)
     case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, member_: GroupMember?, msgSigned: Bool = false)
@@ -152,6 +158,9 @@ public enum ChatResponse: Sendable, Hashable, Codable {
         case "userDeletedMembers": self = try .userDeletedMembers(user: c.v("user"), groupInfo: c.v("groupInfo"), members: c.v("members"), withMessages: c.v("withMessages"), msgSigned: c.v("msgSigned", default: false))
         case "leftMemberUser": self = try .leftMemberUser(user: c.v("user"), groupInfo: c.v("groupInfo"))
         case "memberAccepted": self = try .memberAccepted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "memberSupportChatRead": self = try .memberSupportChatRead(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "memberSupportChatDeleted": self = try .memberSupportChatDeleted(user: c.v("user"), groupInfo: c.v("groupInfo"), member: c.v("member"))
+        case "itemsReadForChat": self = try .itemsReadForChat(user: c.v("user"), chatInfo: c.v("chatInfo"))
         case "groupDeletedUser": self = try .groupDeletedUser(user: c.v("user"), groupInfo: c.v("groupInfo"), msgSigned: c.v("msgSigned", default: false), localDeletion: c.v("localDeletion", default: false))
         case "groupUpdated": self = try .groupUpdated(user: c.v("user"), fromGroup: c.v("fromGroup"), toGroup: c.v("toGroup"), member_: c.opt("member_"), msgSigned: c.v("msgSigned", default: false))
         case "groupLinkCreated": self = try .groupLinkCreated(user: c.v("user"), groupInfo: c.v("groupInfo"), groupLink: c.v("groupLink"))
@@ -430,6 +439,20 @@ public enum ChatResponse: Sendable, Hashable, Codable {
             try c.put(user, "user")
             try c.put(groupInfo, "groupInfo")
             try c.put(member, "member")
+        case .memberSupportChatRead(let user, let groupInfo, let member):
+            try c.tag("memberSupportChatRead")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+        case .memberSupportChatDeleted(let user, let groupInfo, let member):
+            try c.tag("memberSupportChatDeleted")
+            try c.put(user, "user")
+            try c.put(groupInfo, "groupInfo")
+            try c.put(member, "member")
+        case .itemsReadForChat(let user, let chatInfo):
+            try c.tag("itemsReadForChat")
+            try c.put(user, "user")
+            try c.put(chatInfo, "chatInfo")
         case .leftMemberUser(let user, let groupInfo):
             try c.tag("leftMemberUser")
             try c.put(user, "user")

@@ -31,6 +31,9 @@ extension ChatController {
             return (groupId, host["group_member_id"])
         }
         if let (groupId, hostGmId) = existing {
+            // simplex-chat `processGroupInvitation` writes the banner whether the group is new or
+            // found by the link: a re-sent invitation adds another one.
+            try joiningGroupBanner(userId: user.userId, groupId: groupId)
             return try groupInvitationItem(user: user, contact, inv, groupId: groupId, hostGmId: hostGmId, shared: shared)
         }
         let (groupId, hostGmId) = try store.write { db -> (Int64, Int64) in

@@ -245,6 +245,21 @@ extension ChatController {
         return .memberAccepted(user: user, groupInfo: try groupInfo(groupId), member: accepted)
     }
 
+    /// `/_delete member chat #<groupId> <groupMemberId>` (simplex-chat APIDeleteMemberSupportChat):
+    /// the member's support chat, items and counters, is deleted here only; not while the member is
+    /// pending (its review happens there).
+    func deleteMemberSupportChat(groupId: Int64, groupMemberId: Int64) throws(ChatError) -> ChatResponse {
+        let (user, _) = try groupContext(groupId)
+        let m = try member(groupMemberId)
+        guard m.groupId == groupId else { throw .errorStore(storeError: .groupMemberNotFound(groupMemberId: groupMemberId)) }
+        guard m.supportChat != nil else { throw .error(errorType: .commandError(message: "member has no support chat")) }
+        guard m.memberStatus != .pendingApproval, m.memberStatus != .pendingReview else {
+            throw .error(errorType: .commandError(message: "member is pending"))
+        }
+        try store.write { db in try db.deleteMemberSupportChat(groupMemberId, at: Self.now) }
+        return .memberSupportChatDeleted(user: user, groupInfo: try groupInfo(groupId), member: try member(groupMemberId))
+    }
+
     // MARK: support chats
 
     /// The support chat a received message belongs to: `scope` names the member whose chat it is

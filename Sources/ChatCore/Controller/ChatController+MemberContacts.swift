@@ -83,7 +83,9 @@ extension ChatController {
     }
 
     /// x.grp.direct.inv from a member: a contact holding the link until `/_accept member contact`, or
-    /// joined at once when the user auto-accepts member contacts.
+    /// joined at once when the user auto-accepts member contacts. A member we already have a contact
+    /// with gets the new link on that contact (simplex-chat `joinExistingContact`), unless both sent
+    /// x.grp.direct.inv at once and ours is the greater link: then the member joins ours.
     func memberContactInvitationReceived(user: User, _ g: GroupInfo, from m: GroupMember, connReq: String, content: MsgContent?,
                                          scope: MsgScope?, shared: String?) async throws(ChatError) {
         // simplex-chat `memberCanSend`: with a scope always; otherwise authors and above, or pending members.
@@ -98,33 +100,63 @@ extension ChatController {
             emit(.messageError(user: user, severity: "warning", errorMessage: "x.grp.direct.inv: member is blocked (ignoring)"))
             return
         }
-        let newContact = m.memberContactId == nil
-        let contactId = try store.write { db -> Int64 in
-            let connId = try db.memberConnectionId(groupMemberId: m.groupMemberId)
-            if let existing = m.memberContactId {
+        let contactId: Int64
+        if let existing = m.memberContactId {
+            guard let ct = try store.read({ db in try self.contact(db, existing) }) else { return }
+            // The release acts on a contact with a connection (`forM_ activeConn`); one waiting for our
+            // accept has none here, where the release has the prepared connection.
+            guard ct.activeConn != nil || ct.groupDirectInv != nil else { return }
+            if ct.contactGrpInvSent, let own = try store.read({ db in try db.contactInvitationLink(existing) }),
+               !Self.greaterLink(connReq, than: own) {
+                // Both invited at once and ours is greater: the member joins it; we only record its invitation.
+                return try memberContactInvitationItems(user: user, g, m, contactId: existing, content: content, shared: shared)
+            }
+            // simplex-chat `updateMemberContactInvited`: the old connection's record goes, the contact
+            // is active again and holds the new link (its agent connection is left, as the release does).
+            let connId = try store.read { db in try db.memberConnectionId(groupMemberId: m.groupMemberId) }
+            try store.write { db in
+                if let old = ct.activeConn { try db.deleteConnection(old.connId) }
                 try db.setMemberContactInvitation(existing, link: connReq, groupId: g.groupId, groupMemberId: m.groupMemberId,
                                                   memberConnId: connId, at: Self.now)
-                return existing
             }
-            let name = try self.uniqueName(db, userId: user.userId, m.localDisplayName)
-            return try db.insertInvitedMemberContact(userId: user.userId, localDisplayName: name, profileId: m.memberProfile.profileId,
-                                                     link: connReq, groupId: g.groupId, groupMemberId: m.groupMemberId, memberConnId: connId,
-                                                     at: Self.now)
+            contactId = existing
+        } else {
+            contactId = try store.write { db -> Int64 in
+                let connId = try db.memberConnectionId(groupMemberId: m.groupMemberId)
+                let name = try self.uniqueName(db, userId: user.userId, m.localDisplayName)
+                return try db.insertInvitedMemberContact(userId: user.userId, localDisplayName: name, profileId: m.memberProfile.profileId,
+                                                         link: connReq, groupId: g.groupId, groupMemberId: m.groupMemberId, memberConnId: connId,
+                                                         at: Self.now)
+            }
+            _ = try createBannerItem(userId: user.userId, contactId: contactId)
         }
-        if newContact { _ = try createBannerItem(userId: user.userId, contactId: contactId) }
         if user.autoAcceptMemberContacts {
             // simplex-chat `joinConn`: joined with our profile (the group's incognito one), started.
             try await joinMemberContactLink(user: user, contactId: contactId, groupId: g.groupId, link: connReq)
         }
         guard let ct = try store.read({ db in try self.contact(db, contactId) }) else { return }
+        if m.memberContactId != nil {
+            // simplex-chat `securityCodeChanged`: a new connection, so the verified code no longer holds.
+            emit(.contactVerificationReset(user: user, contact: ct))
+            let resetId = try insertItem(userId: user.userId, contactId: contactId, sent: false,
+                                         content: .rcvConnEvent(rcvConnEvent: .verificationCodeReset), text: Self.verificationResetText,
+                                         status: .rcvNew)
+            emit(.newChatItems(user: user, chatItems: [try aItem(ct, resetId)]))
+        }
         if !user.autoAcceptMemberContacts {
             let linkItem = try insertItem(userId: user.userId, contactId: contactId, sent: false,
                                           content: .rcvDirectEvent(rcvDirectEvent: .groupInvLinkReceived(groupProfile: g.groupProfile)),
                                           text: "requested connection from group \(g.groupProfile.displayName)", status: .rcvNew)
             emit(.newChatItems(user: user, chatItems: [try aItem(ct, linkItem)]))
         }
-        // simplex-chat `createItems`: the group's "started direct connection with you", the event,
-        // and the member's message as the contact's first received item.
+        try memberContactInvitationItems(user: user, g, m, contactId: contactId, content: content, shared: shared)
+    }
+
+    /// simplex-chat `createItems` of `xGrpDirectInv`: the group's "started direct connection with
+    /// you", the event, and the member's message as a received item of the contact.
+    private func memberContactInvitationItems(user: User, _ g: GroupInfo, _ m: GroupMember, contactId: Int64, content: MsgContent?,
+                                              shared: String?) throws(ChatError) {
+        guard let ct = try store.read({ db in try self.contact(db, contactId) }) else { return }
         let groupItemId = try insertItem(userId: user.userId, groupId: g.groupId, memberGmId: m.groupMemberId, sent: false,
                                          content: .rcvGroupEvent(rcvGroupEvent: RcvGroupEvent(type: "memberCreatedContact")),
                                          text: "started direct connection with you", status: .rcvNew)
@@ -136,6 +168,13 @@ extension ChatController {
                                         text: content.text, shared: shared, status: .rcvNew)
             emit(.newChatItems(user: user, chatItems: [try aItem(ct, itemId)]))
         }
+    }
+
+    /// The tie-break of simultaneous invitations (simplex-chat `strEncode connReq > strEncode
+    /// ownConnReq`): the links compared byte by byte in their canonical form.
+    static func greaterLink(_ received: String, than own: String) -> Bool {
+        func canonical(_ s: String) -> String { (try? ConnectionRequestURI(parsing: s))?.uriString ?? s }
+        return canonical(own).utf8.lexicographicallyPrecedes(canonical(received).utf8)
     }
 
     /// `/_accept member contact @<contactId>`: joins the member's link with our profile (the

@@ -194,7 +194,8 @@ extension ChatController {
                 // A support chat: its items and counters (chat version 15).
                 let scopeGmId = try supportScopeGmId(g, scope)
                 try store.write { db in try db.readSupportChat(groupId: g.groupId, memberGmId: scopeGmId, from: new, to: read) }
-                return .cmdOk(user_: user)
+                // simplex-chat CRMemberSupportChatRead: the group and the member after the read.
+                return .memberSupportChatRead(user: user, groupInfo: try groupInfo(g.groupId), member: try member(scopeGmId))
             }
             try store.write { db in try db.readMainGroupChat(groupId: ref.chatId, from: new, to: read) }
             return .cmdOk(user_: user)

@@ -236,6 +236,8 @@ public actor ChatController {
             return try getChat(ref, contentTag: contentTag, pagination: pagination, search: search)
         case .apiChatRead(let ref):
             return try readChat(ref)
+        case .apiChatItemsRead(let ref, let itemIds):
+            return try readChatItems(ref, itemIds)
         case .apiListContacts(let userId):
             return try listContacts(userId: userId)
         case .apiUpdateChatItem(let ref, let itemId, let live, let updated):
@@ -292,6 +294,8 @@ public actor ChatController {
             return try await changeMembersRole(groupId: groupId, ids, role)
         case .apiAcceptMember(let groupId, let gmId, let role):
             return try await acceptMember(groupId: groupId, groupMemberId: gmId, role: role)
+        case .apiDeleteMemberSupportChat(let groupId, let gmId):
+            return try deleteMemberSupportChat(groupId: groupId, groupMemberId: gmId)
         case .apiBlockMembersForAll(let groupId, let ids, let blocked):
             return try await blockMembersForAll(groupId: groupId, ids, blocked: blocked)
         case .apiSetMemberSettings(let groupId, let gmId, let settings):

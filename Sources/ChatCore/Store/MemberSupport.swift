@@ -69,23 +69,45 @@ extension Database {
             """).execute(arguments: [now, unread, mentions, reset, add, fromTs, gmId])
     }
 
-    /// Marks a support chat's received items read and lowers its counters by what was read: all
-    /// unread items and mentions, and the member's own messages from the attention count.
+    /// Marks a support chat's received items read and clears its counters: unread items, mentions
+    /// and the member's messages waiting for an answer (simplex-chat `updateSupportChatItemsRead`
+    /// sets all three to 0).
     func readSupportChat(groupId: Int64, memberGmId: Int64, from new: String, to read: String) throws {
-        // simplex-chat `updateSupportChatItemsRead`: the counter only goes down here.
+        // The counter only goes down here.
         let before = try memberRequiresAttention(memberGmId)
         defer { try? followRequiresAttention(memberGmId, before: before, downOnly: true) }
-        let fromMember = try Int.fetchOne(cachedStatement(sql: """
-            SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ? AND group_member_id = ?
-            """), arguments: [groupId, memberGmId, new, memberGmId]) ?? 0
         try cachedStatement(sql: """
             UPDATE chat_items SET item_status = ? WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ?
             """).execute(arguments: [read, groupId, memberGmId, new])
         try cachedStatement(sql: """
-            UPDATE group_members SET support_chat_items_unread = 0, support_chat_items_mentions = 0,
-              support_chat_items_member_attention = max(0, support_chat_items_member_attention - ?)
+            UPDATE group_members SET support_chat_items_unread = 0, support_chat_items_mentions = 0, support_chat_items_member_attention = 0
             WHERE group_member_id = ?
-            """).execute(arguments: [fromMember, memberGmId])
+            """).execute(arguments: [memberGmId])
+    }
+
+    /// Some of a support chat's items were read (simplex-chat `updateGroupScopeUnreadStats`): its
+    /// counters go down by what was read, never below 0, and the group's counter with them.
+    func lowerSupportChatStats(_ gmId: Int64, unread: Int, attention: Int, mentions: Int, at now: Double) throws {
+        let before = try memberRequiresAttention(gmId)
+        try cachedStatement(sql: """
+            UPDATE group_members SET support_chat_items_unread = max(0, support_chat_items_unread - ?),
+              support_chat_items_member_attention = max(0, support_chat_items_member_attention - ?),
+              support_chat_items_mentions = max(0, support_chat_items_mentions - ?), updated_at = ?
+            WHERE group_member_id = ?
+            """).execute(arguments: [unread, attention, mentions, now, gmId])
+        try followRequiresAttention(gmId, before: before, downOnly: true)
+    }
+
+    /// `/_delete member chat` (simplex-chat `deleteGroupMemberSupportChat`): the chat's items and
+    /// counters go; a member that needed attention no longer counts.
+    func deleteMemberSupportChat(_ gmId: Int64, at now: Double) throws {
+        if try memberRequiresAttention(gmId) { try decreaseMembersRequireAttention(memberOf: gmId) }
+        try cachedStatement(sql: "DELETE FROM chat_items WHERE group_scope_group_member_id = ?").execute(arguments: [gmId])
+        try cachedStatement(sql: """
+            UPDATE group_members SET support_chat_ts = NULL, support_chat_items_unread = 0, support_chat_items_member_attention = 0,
+              support_chat_items_mentions = 0, support_chat_last_msg_from_member_ts = NULL, updated_at = ?
+            WHERE group_member_id = ?
+            """).execute(arguments: [now, gmId])
     }
 }
 
