@@ -311,7 +311,8 @@ extension ChatController {
         // One agent message may carry several chat messages (a batch, or compressed parts); each is
         // handled on its own and the agent message is acknowledged once, after all of them.
         let parsed = ChatMessageBody.parse(Data(body))
-        if let conn = try connectionRow(agentConnId), conn["group_member_id"] as Int64? != nil {
+        let connRow = try connectionRow(agentConnId)
+        if let conn = connRow, conn["group_member_id"] as Int64? != nil {
             var receipt: [UInt8]?
             var readable: [ChatMessage] = []
             for r in parsed {
@@ -337,7 +338,7 @@ extension ChatController {
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
         }
-        guard let conn = try connectionRow(agentConnId), let contactId = conn["contact_id"] as Int64? else {
+        guard let conn = connRow, let contactId = conn["contact_id"] as Int64? else {
             acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
@@ -491,7 +492,7 @@ extension ChatController {
                 // "Sent" is deferred to the next write (the receipt's, usually; at most
                 // `config.deferredStatusDelay` later): a sent message costs two writes (issue 14).
                 // An item already delivered keeps that status, as the deferred write does.
-                let ids = items.filter { f in !Self.isDelivered(f.3) }.map(\.0)
+                let ids = items.filter { f in !isDelivered(f.3) }.map(\.0)
                 store.deferSentStatus(ids, statusJSON: statusJSON, at: Self.now)
                 scheduleDeferredFlush()
                 changed += ids
@@ -511,7 +512,7 @@ extension ChatController {
         let deferred = store.deferredSentStatuses
         let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
             guard let contact = try self.contact(db, owner.contactId) else { return (nil, []) }
-            let items = try changed.compactMap { id in try db.chatItemRow(id).map { r in try self.chatItem(db, r, deferred: deferred) } }
+            let items = try changed.compactMap { id in try db.withChatItemRow(id) { r in try self.chatItem(db, r, deferred: deferred) } }
             return (contact, items)
         }
         guard let contact, !items.isEmpty else { return }
@@ -524,8 +525,8 @@ extension ChatController {
     }
 
     /// Whether a stored status (JSON) is "delivered" (sndRcvd).
-    static func isDelivered(_ statusJSON: String) -> Bool {
-        if case .sndRcvd = try? ChatJSON.decode(CIStatus.self, from: statusJSON) { return true }
+    func isDelivered(_ statusJSON: String) -> Bool {
+        if case .sndRcvd = decoded.statuses.decode(statusJSON) { return true }
         return false
     }
 

@@ -6,8 +6,11 @@ import SMPAgent
 extension ChatController {
     func contactConnection(_ contactId: Int64) throws(ChatError) -> (User, Contact, String) {
         let found = try store.read { db -> (Int64, Contact, String)? in
-            guard let c = try self.contact(db, contactId), let userId = try db.contactUserId(contactId) else { return nil }
-            guard let agentConnId = try db.readyContactAgentConnId(contactId) else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
+            guard let (c, userId) = try self.contactWithUserId(db, contactId) else { return nil }
+            // The newest connection, when ready, is the newest ready one (no second query per message).
+            var ready = c.activeConn?.agentConnId
+            if c.activeConn?.connStatus != .ready { ready = try db.readyContactAgentConnId(contactId) }
+            guard let agentConnId = ready else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
             return (userId, c, agentConnId)
         }
         guard let (userId, contact, connId) = found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
@@ -68,9 +71,9 @@ extension ChatController {
     }
 
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
+        let deferred = store.deferredSentStatuses
         guard let item = try store.read({ db -> ChatItem? in
-            guard let r = try db.chatItemRow(itemId) else { return nil }
-            return try self.chatItem(db, r, deferred: self.store.deferredSentStatuses)
+            try db.withChatItemRow(itemId) { r in try self.chatItem(db, r, deferred: deferred) }
         }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
         }

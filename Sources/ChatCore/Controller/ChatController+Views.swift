@@ -14,7 +14,7 @@ extension ChatController {
     }
 
     func userById(_ userId: Int64) throws(ChatError) -> User {
-        guard let r = try store.read({ db in try db.userRecord(userId) }) else {
+        guard let r = try store.read({ db in try db.userRecord(userId, preferences: decoded.preferences.decode) }) else {
             throw .errorStore(storeError: .userNotFound(userId: userId))
         }
         return r.user
@@ -45,25 +45,38 @@ extension ChatController {
     }
 
     /// A stored profile, all of it (what the peer sent, or what the user set).
-    static func profile(_ r: Row, prefix: String = "") -> LocalProfile {
-        LocalProfile(profileId: r[prefix + "profile_id"], profile: publicProfile(r, prefix: prefix), localAlias: (r[prefix + "local_alias"] as String?) ?? "")
+    static func profile(_ r: Row, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> LocalProfile {
+        LocalProfile(profileId: r[prefix + "profile_id"], profile: publicProfile(r, prefix: prefix, preferences: preferences),
+                     localAlias: (r[prefix + "local_alias"] as String?) ?? "")
     }
 
-    static func publicProfile(_ r: Row, prefix: String = "") -> Profile {
+    /// `preferences`: how the preferences JSON is decoded (the controller's `decoded` cache on hot paths).
+    static func publicProfile(_ r: Row, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> Profile {
         Profile(displayName: r[prefix + "display_name"], fullName: r[prefix + "full_name"], shortDescr: r[prefix + "short_descr"],
                 image: r[prefix + "image"], contactLink: r[prefix + "contact_link"],
-                preferences: (r[prefix + "preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) },
+                preferences: (r[prefix + "preferences"] as String?).flatMap(preferences),
                 peerType: (r[prefix + "peer_type"] as String?).flatMap(ChatPeerType.init(rawValue:)))
     }
 
+    static func decodePreferences(_ json: String) -> Preferences? { try? ChatJSON.decode(Preferences.self, from: json) }
+
     func contact(_ db: Database, _ contactId: Int64) throws -> Contact? {
-        guard let r = try db.contactRow(contactId) else { return nil }
-        let conn = try db.latestContactConnectionRow(contactId)
+        try contactWithUserId(db, contactId)?.contact
+    }
+
+    /// A contact and its user's id, from one read of its row.
+    func contactWithUserId(_ db: Database, _ contactId: Int64) throws -> (contact: Contact, userId: Int64)? {
+        let activeConn = try db.withLatestContactConnectionRow(contactId) { r in connection(r) }
+        return try db.withContactRow(contactId) { r -> (contact: Contact, userId: Int64) in (contact(r, activeConn: activeConn), r["user_id"]) }
+    }
+
+    /// A contact from its row (`withContactRow`); preferences decoded through `decoded`.
+    nonisolated func contact(_ r: Row, activeConn: Connection?) -> Contact {
+        let contactId: Int64 = r["contact_id"]
         let chatTs: Double? = r["chat_ts"]
-        let prefs = (r["user_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) } ?? Preferences()
-        let userPrefs = (r["user_global_preferences"] as String?).flatMap { try? ChatJSON.decode(Preferences.self, from: $0) }
-        let profile = Self.profile(r)
-        let activeConn = conn.map(connection)
+        let prefs = (r["user_preferences"] as String?).flatMap(decoded.preferences.decode) ?? Preferences()
+        let userPrefs = (r["user_global_preferences"] as String?).flatMap(decoded.preferences.decode)
+        let profile = Self.profile(r, preferences: decoded.preferences.decode)
         let merged = ContactUserPreferences.merged(user: userPrefs, override: prefs, contact: profile.preferences,
                                                    incognito: activeConn?.customUserProfileId != nil)
         let custom = (r["custom_data"] as String?).flatMap { try? ChatJSON.decode([String: JSONValue].self, from: $0) }
@@ -116,9 +129,10 @@ extension ChatController {
     nonisolated func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
-        let content = (try? ChatJSON.decode(CIContent.self, from: r["item_content"] as String)) ?? .invalidJSON(direction: sent ? .snd : .rcv, json: r["item_content"])
-        var status = (try? ChatJSON.decode(CIStatus.self, from: r["item_status"] as String)) ?? .invalid(text: r["item_status"])
-        if let mark = deferred[itemId], let s = try? ChatJSON.decode(CIStatus.self, from: mark) {
+        let contentJSON: String = r["item_content"], statusJSON: String = r["item_status"]
+        let content = decoded.contents.decode(contentJSON) ?? .invalidJSON(direction: sent ? .snd : .rcv, json: contentJSON)
+        var status = decoded.statuses.decode(statusJSON) ?? .invalid(text: statusJSON)
+        if let mark = deferred[itemId], let s = decoded.statuses.decode(mark) {
             // As the write will do it: "delivered" is kept.
             if case .sndRcvd = status {} else { status = s }
         }

@@ -72,6 +72,8 @@ public actor ChatController {
     let files: FileTransfers
     /// The NetworkConfig JSON last set with `/_network` (ChatController+Network); nil: defaults.
     var networkConfig: [String: JSONValue]?
+    /// Decoded JSON columns the hot reads repeat (preferences, statuses, contents).
+    nonisolated let decoded = DecodedJSONCache()
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }

@@ -109,8 +109,9 @@ extension ChatController {
         for p in prepared { bodies.append(try chatMessage(.msgNew(p.container), msgId: p.sharedMsgId)) }
         switch target {
         case .direct(_, let conn):
-            let version = try negotiated(conn).version
-            let batched = bodies.count > 1 && version >= ChatProtocolVersion.batchSend2
+            // One message needs no version (a read per message saved).
+            var batched = false
+            if bodies.count > 1 { batched = try negotiated(conn).version >= ChatProtocolVersion.batchSend2 }
             let (deliveries, failure) = await deliver(bodies, over: conn, member: nil, batched: batched)
             let ids = try storeSentItems(target, prepared, bodies: bodies, deliveries, pendingMembers: [])
             if let failure { throw failure }

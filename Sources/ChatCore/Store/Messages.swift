@@ -5,7 +5,12 @@ import GRDB
 /// Statuses, contents and deletion marks are stored as the API's JSON.
 extension Database {
     func chatItemRow(_ itemId: Int64) throws -> Row? {
-        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM chat_items WHERE chat_item_id = ?"), arguments: [itemId])
+        try withChatItemRow(itemId) { $0.copy() }
+    }
+
+    /// An item's row, decoded in place (`decodeFirst`).
+    func withChatItemRow<T>(_ itemId: Int64, _ decode: (Row) throws -> T) throws -> T? {
+        try decodeFirst("SELECT * FROM chat_items WHERE chat_item_id = ?", [itemId], decode)
     }
 
     /// An item of one contact's chat (nil when it belongs to another chat).
@@ -124,18 +129,18 @@ extension Database {
     }
 
     /// A contact and its profile, with the user's global preferences (for merged preferences).
-    func contactRow(_ contactId: Int64) throws -> Row? {
-        try Row.fetchOne(cachedStatement(sql: """
+    func withContactRow<T>(_ contactId: Int64, _ decode: (Row) throws -> T) throws -> T? {
+        try decodeFirst("""
             SELECT c.*, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type, p.local_alias,
               u.preferences AS user_global_preferences
             FROM contacts c JOIN contact_profiles p ON p.profile_id = c.profile_id JOIN users u ON u.user_id = c.user_id
             WHERE c.contact_id = ?
-            """), arguments: [contactId])
+            """, [contactId], decode)
     }
 
-    /// The contact's newest connection (its `activeConn`).
-    func latestContactConnectionRow(_ contactId: Int64) throws -> Row? {
-        try Row.fetchOne(cachedStatement(sql: "SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1"), arguments: [contactId])
+    /// The contact's newest connection (its `activeConn`), decoded in place (`decodeFirst`).
+    func withLatestContactConnectionRow<T>(_ contactId: Int64, _ decode: (Row) throws -> T) throws -> T? {
+        try decodeFirst("SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1", [contactId], decode)
     }
 }
 

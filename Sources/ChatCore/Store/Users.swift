@@ -10,8 +10,9 @@ extension Database {
         try UserRecord.fetchAll(cachedStatement(sql: "SELECT * FROM users ORDER BY user_id"))
     }
 
-    func userRecord(_ userId: Int64) throws -> UserRecord? {
-        try UserRecord.fetchOne(cachedStatement(sql: "SELECT * FROM users WHERE user_id = ?"), arguments: [userId])
+    /// `preferences`: how the profile's preferences JSON is decoded (the controller's cache on hot paths).
+    func userRecord(_ userId: Int64, preferences: (String) -> Preferences? = ChatController.decodePreferences) throws -> UserRecord? {
+        try decodeFirst("SELECT * FROM users WHERE user_id = ?", [userId]) { r in UserRecord(row: r, preferences: preferences) }
     }
 
     func userNameExists(_ localDisplayName: String) throws -> Bool {

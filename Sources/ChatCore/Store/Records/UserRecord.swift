@@ -11,10 +11,14 @@ struct UserRecord: FetchableRecord, Equatable {
     var autoAcceptMemberContacts: Bool
 
     init(row: Row) throws {
+        self.init(row: row, preferences: ChatController.decodePreferences)
+    }
+
+    init(row: Row, preferences: (String) -> Preferences?) {
         userId = row["user_id"]
         localDisplayName = row["local_display_name"]
         profileId = row["profile_id"]
-        profile = ChatController.publicProfile(row)
+        profile = ChatController.publicProfile(row, preferences: preferences)
         activeUser = row["active_user"]
         activeOrder = row["active_order"]
         autoAcceptMemberContacts = row["auto_accept_member_contacts"] ?? false
