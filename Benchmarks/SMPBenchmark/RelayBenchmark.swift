@@ -1,3 +1,4 @@
+import BenchmarkFloor
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -24,6 +25,8 @@ enum RelayBenchmark {
         let errors: Int
         let firstError: String?
         let setupSeconds: Double
+        /// Process CPU (relay and both clients, all threads) per delivery in the measured window.
+        let cpuMicrosPerDelivery: Double
         var deliveriesPerSecond: Double { Double(deliveries) / seconds }
     }
 
@@ -73,6 +76,9 @@ enum RelayBenchmark {
 
         let scheduler = Scheduler(queues: n, window: min(window, n))
         let delivered = Counter(), sent = Counter(), errors = Counter()
+        // ACKs sent and not yet answered: the connections close only when none is left, or the
+        // last ACKs fail with "client closed" and count as errors the relay did not make.
+        let acksInFlight = Counter()
         let firstError = NIOLockedValueBox<String?>(nil)
         @Sendable func failed(_ what: String) {
             errors.add()
@@ -93,8 +99,10 @@ enum RelayBenchmark {
                     delivered.add()
                     guard let i = index[m.recipientId] else { continue }
                     let key = queues[i].recipientKey
+                    acksInFlight.add()
                     Task {
                         do { try await recipient.ack(recipientId: m.recipientId, key: key, msgId: m.msgId) } catch { failed("ACK: \(error)") }
+                        acksInFlight.add(-1)
                     }
                     scheduler.release(i)
                 case .undecryptable:
@@ -128,9 +136,9 @@ enum RelayBenchmark {
 
         await sleep(seconds: warmup)
         latencies.setRecording(true)
-        let c0 = delivered.value, t0 = nowNanos()
+        let c0 = delivered.value, t0 = nowNanos(), cpu0 = processCPUMicros()
         await sleep(seconds: duration)
-        let c1 = delivered.value, t1 = nowNanos()
+        let c1 = delivered.value, t1 = nowNanos(), cpu1 = processCPUMicros()
         latencies.setRecording(false)
 
         // Stop sending and let what is in flight arrive, then tear down.
@@ -138,7 +146,7 @@ enum RelayBenchmark {
         scheduler.finish()
         await sending.value
         let drainDeadline = nowNanos() + 10_000_000_000
-        while delivered.value + errors.value < sent.value, nowNanos() < drainDeadline { await sleep(seconds: 0.01) }
+        while delivered.value + errors.value < sent.value || acksInFlight.value > 0, nowNanos() < drainDeadline { await sleep(seconds: 0.01) }
         await sleep(seconds: 0.1)
         await sender.close()
         await recipient.close()
@@ -147,7 +155,8 @@ enum RelayBenchmark {
 
         let p = latencies.percentiles()
         return Result(queues: n, deliveries: c1 - c0, seconds: Double(t1 - t0) / 1e9, p50: p?.p50 ?? .nan, p99: p?.p99 ?? .nan,
-                      samples: p?.count ?? 0, errors: errors.value, firstError: firstError.withLockedValue { $0 }, setupSeconds: setupSeconds)
+                      samples: p?.count ?? 0, errors: errors.value, firstError: firstError.withLockedValue { $0 }, setupSeconds: setupSeconds,
+                      cpuMicrosPerDelivery: (cpu1 - cpu0) / Double(max(1, c1 - c0)))
     }
 }
 

@@ -40,7 +40,8 @@ final class ClientConnection: Sendable {
 
     private struct Pending {
         let promise: EventLoopPromise<BrokerMessage>
-        let timeout: Scheduled<Void>
+        /// Armed on the event loop with the write (nil until then).
+        var timeout: Scheduled<Void>?
         let answerIsEvent: Bool
     }
 
@@ -49,6 +50,8 @@ final class ClientConnection: Sendable {
     /// DH keys of our X25519 queue keys with this session's server key.
     private let authenticatorKeys = AuthenticatorKeyCache(limit: 1024)
     private let pending = NIOLockedValueBox<[[UInt8]: Pending]>([:])
+    /// A flush is queued on the event loop: writes queued before it go out with it.
+    private let flushQueued = NIOLockedValueBox(false)
     private let onEvent: @Sendable (_ entityId: [UInt8], _ message: BrokerMessage) -> Void
 
     init(channel: Channel, session: Session, onEvent: @escaping @Sendable ([UInt8], BrokerMessage) -> Void) {
@@ -83,6 +86,7 @@ final class ClientConnection: Sendable {
     func sendDetailed(_ commands: [Command], timeout: Double) async -> [Result<BrokerMessage, DetailedError>] {
         var transmissions: [[UInt8]] = []
         var futures: [Result<EventLoopFuture<BrokerMessage>, SMPClientError>] = []
+        var corrIds: [[UInt8]] = []
         transmissions.reserveCapacity(commands.count)
         let params = session.params
         for c in commands {
@@ -99,10 +103,8 @@ final class ClientConnection: Sendable {
                 let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).encoded(params)
                 guard TransmissionBatch.cost(of: t) <= TransmissionBatch.capacity else { throw SMPClientError.transport(.largeMessage) }
                 let promise = channel.eventLoop.makePromise(of: BrokerMessage.self)
-                let timeoutTask = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout * 1e9))) { [weak self] in
-                    _ = self?.complete(corrId: corrId, with: .failure(SMPClientError.timeout))
-                }
-                pending.withLockedValue { $0[corrId] = Pending(promise: promise, timeout: timeoutTask, answerIsEvent: c.answerIsEvent) }
+                pending.withLockedValue { $0[corrId] = Pending(promise: promise, timeout: nil, answerIsEvent: c.answerIsEvent) }
+                corrIds.append(corrId)
                 transmissions.append(t)
                 futures.append(.success(promise.futureResult))
             } catch let e as SMPClientError {
@@ -114,8 +116,14 @@ final class ClientConnection: Sendable {
         if !transmissions.isEmpty {
             do {
                 let blocks = try TransmissionBatch.blocks(transmissions)
-                for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
-                channel.flush()
+                let timeoutNanos = Int64(timeout * 1e9)
+                // One hop to the event loop for the timers and the writes, instead of one for each.
+                let loop = channel.eventLoop
+                if loop.inEventLoop {
+                    write(blocks, corrIds: corrIds, timeoutNanos: timeoutNanos)
+                } else {
+                    loop.execute { [self] in write(blocks, corrIds: corrIds, timeoutNanos: timeoutNanos) }
+                }
             } catch {
                 failAll(.network("cannot batch commands: \(error)"))
             }
@@ -139,6 +147,32 @@ final class ClientConnection: Sendable {
             }
         }
         return results
+    }
+
+    /// On the event loop: arms the commands' timeouts, writes their blocks and queues a flush,
+    /// so that commands sent at about the same time share one socket write.
+    private func write(_ blocks: [[UInt8]], corrIds: [[UInt8]], timeoutNanos: Int64) {
+        for corrId in corrIds {
+            let task = channel.eventLoop.scheduleTask(in: .nanoseconds(timeoutNanos)) { [weak self] in
+                _ = self?.complete(corrId: corrId, with: .failure(SMPClientError.timeout))
+            }
+            let answered = pending.withLockedValue { p -> Bool in
+                guard p[corrId] != nil else { return true }
+                p[corrId]!.timeout = task
+                return false
+            }
+            if answered { task.cancel() }
+        }
+        for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
+        let queue = flushQueued.withLockedValue { q in
+            defer { q = true }
+            return !q
+        }
+        guard queue else { return }
+        channel.eventLoop.execute { [self] in
+            flushQueued.withLockedValue { $0 = false }
+            channel.flush()
+        }
     }
 
     /// Called by the inbound handler for every block.
@@ -173,7 +207,7 @@ final class ClientConnection: Sendable {
     @discardableResult
     private func complete(corrId: [UInt8], with result: Result<BrokerMessage, any Error>) -> Bool {
         guard let p = pending.withLockedValue({ $0.removeValue(forKey: corrId) }) else { return false }
-        p.timeout.cancel()
+        p.timeout?.cancel()
         p.promise.completeWith(result)
         return p.answerIsEvent
     }
@@ -185,7 +219,7 @@ final class ClientConnection: Sendable {
             return Array(p.values)
         }
         for p in all {
-            p.timeout.cancel()
+            p.timeout?.cancel()
             p.promise.fail(error)
         }
     }

@@ -38,6 +38,12 @@ final class RawConnection: Sendable {
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
     }
 
+    /// Writes several blocks with one flush, so the relay reads them as one burst.
+    func writeBlocks(_ blocks: [[UInt8]]) async throws {
+        for b in blocks { channel.write(channel.allocator.buffer(bytes: b), promise: nil) }
+        channel.flush()
+    }
+
     /// Next block from the relay, split into its transmissions.
     func nextTransmissions(timeout: Double = 5) async throws -> [RawTransmission] {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))

@@ -46,11 +46,12 @@ final class ServerClient: @unchecked Sendable {
     }
 
     /// Writes responses batched into as few blocks as possible. Safe from any thread; NIO hops
-    /// to the channel's event loop.
-    func send(_ outgoing: [Outgoing]) {
+    /// to the channel's event loop. `flush: false` leaves the flush to the caller (the connection's
+    /// own read burst, which flushes once at its end).
+    func send(_ outgoing: [Outgoing], flush: Bool = true) {
         guard !outgoing.isEmpty else { return }
         do {
-            write(try TransmissionBatch.blocks(outgoing.map(encode)))
+            write(try TransmissionBatch.blocks(outgoing.map(encode)), flush: flush)
         } catch {
             // Only our own responses are encoded here and all fit a block by construction.
             channel.close(promise: nil)
@@ -59,13 +60,13 @@ final class ServerClient: @unchecked Sendable {
 
     /// Each message in a block of its own (the reference's `sendMsg` thread), so deliveries
     /// interleave with other responses.
-    func sendSeparately(_ outgoing: [Outgoing]) {
+    func sendSeparately(_ outgoing: [Outgoing], flush: Bool = true) {
         guard !outgoing.isEmpty else { return }
         do {
             write(try outgoing.map { o in
                 let t = try encode(o)
                 return try Padding.pad([1] + Self.large(t), to: TransportBlock.size)
-            })
+            }, flush: flush)
         } catch {
             channel.close(promise: nil)
         }
@@ -97,10 +98,10 @@ final class ServerClient: @unchecked Sendable {
 
     private static func large(_ t: [UInt8]) -> [UInt8] { [UInt8(truncatingIfNeeded: t.count >> 8), UInt8(truncatingIfNeeded: t.count)] + t }
 
-    private func write(_ blocks: [[UInt8]]) {
+    private func write(_ blocks: [[UInt8]], flush: Bool) {
         for (i, block) in blocks.enumerated() {
             let buffer = channel.allocator.buffer(bytes: block)
-            if i == blocks.count - 1 {
+            if flush, i == blocks.count - 1 {
                 channel.writeAndFlush(buffer, promise: nil)
             } else {
                 channel.write(buffer, promise: nil)

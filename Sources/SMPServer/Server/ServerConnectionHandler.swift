@@ -5,7 +5,8 @@ import SMPProtocol
 /// Upper handler of a relay connection once the transport handshake is done: each inbound
 /// block's transmissions are processed in order and their responses batched back into blocks,
 /// as the reference's `receive`/`send` threads do. A malformed block or transmission gets ERR
-/// and the connection carries on.
+/// and the connection carries on. Responses to the blocks of one socket read are flushed once,
+/// when the read is done: one write for a burst of commands instead of one per block.
 final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -13,6 +14,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let processor: CommandProcessor
     private let session: ConnectionSession
     private var client: ServerClient?
+    /// Responses written in this read burst and not yet flushed.
+    private var unflushed = false
 
     init(processor: CommandProcessor, session: ConnectionSession) {
         self.processor = processor
@@ -31,7 +34,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         do {
             transmissions = try TransmissionBatch.split(block: bytes)
         } catch {
-            client.send([Outgoing(corrId: [], entityId: [], message: .err(.block))])
+            client.send([Outgoing(corrId: [], entityId: [], message: .err(.block))], flush: false)
+            unflushed = true
             return
         }
         var responses: [Outgoing] = []
@@ -53,12 +57,21 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         // the other messages go one per block after them.
         if responses.isEmpty, messages.isEmpty { return }
         if let first = messages.first, responses.count <= 4 {
-            client.send(responses + [first])
-            client.sendSeparately(Array(messages.dropFirst()))
+            client.send(responses + [first], flush: false)
+            client.sendSeparately(Array(messages.dropFirst()), flush: false)
         } else {
-            client.send(responses)
-            client.sendSeparately(messages)
+            client.send(responses, flush: false)
+            client.sendSeparately(messages, flush: false)
         }
+        unflushed = true
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if unflushed {
+            unflushed = false
+            context.channel.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
