@@ -20,8 +20,8 @@ public struct XFTPClientConfig: Sendable {
         self.streamWindow = streamWindow
     }
 
-    /// `chunkTimeout`: the base timeout plus the per-KB allowance.
-    func timeout(chunkSize: UInt32?) -> Double {
-        requestTimeout + (chunkSize.map { Double($0 / 1024) * timeoutPerKB } ?? 0)
+    /// `chunkTimeout`: the base timeout plus the per-KB allowance for `bytes`.
+    func timeout(bytes: Int64?) -> Double {
+        requestTimeout + (bytes.map { Double($0 / 1024) * timeoutPerKB } ?? 0)
     }
 }

@@ -21,6 +21,8 @@ public final class XFTPClientSession: Sendable {
     private let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
     private let authority: String
+    /// Chunk bytes in flight on this connection, for each chunk's timeout.
+    private let allowance: ChunkAllowance
 
     private init(server: XFTPServerAddress, params: XFTPSessionParams, serverSessionKey: X25519PublicKey?, config: XFTPClientConfig,
                  channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, authority: String) {
@@ -31,6 +33,7 @@ public final class XFTPClientSession: Sendable {
         self.channel = channel
         self.multiplexer = multiplexer
         self.authority = authority
+        allowance = ChunkAllowance(config: config)
     }
 
     /// `getXFTPClient`: connects to the first host of `server`, checks its certificate chain
@@ -239,8 +242,11 @@ public final class XFTPClientSession: Sendable {
         } catch {
             throw .transport("cannot encode \(command.tag): \(error)")
         }
+        let chunkBytes = timeoutChunk ?? chunk?.size
+        let timeout = allowance.begin(chunkBytes)
+        defer { allowance.end(chunkBytes) }
         do {
-            return try await exchange(body: block, chunk: chunk, timeout: config.timeout(chunkSize: timeoutChunk ?? chunk?.size)) { head, reader in
+            return try await exchange(body: block, chunk: chunk, timeout: timeout) { head, reader in
                 try await handle(try self.decode(head), reader)
             }
         } catch let e as XFTPClientError {
