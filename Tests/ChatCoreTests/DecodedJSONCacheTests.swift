@@ -19,6 +19,31 @@ import Testing
         #expect(memo.decode(texts[2])?.timedMessages?.ttl == 86400)
     }
 
+    /// A message item's text content is remembered as it is written (`itemContentJSON`): the value
+    /// kept equals what its stored JSON decodes to, whatever the text holds.
+    @Test func rememberedTextContentEqualsDecoding() throws {
+        let memo = DecodeMemo<CIContent>(capacity: 16)
+        for text in ["hi", "", "quote \" slash / back \\ nl \n tab \t nul \u{0} ☃ 👍🏽", "\u{2028}\u{2029}<>&'"] {
+            for content in [CIContent.sndMsgContent(msgContent: .text(text)), .rcvMsgContent(msgContent: .text(text))] {
+                let json = String(decoding: try ChatJSON.encode(content), as: UTF8.self)
+                memo.remember(json, content)
+                #expect(memo.decode(json) == (try ChatJSON.decode(CIContent.self, from: json)))
+            }
+        }
+    }
+
+    /// Item markdown through the memo is `Markdown.parse`'s, plain text (nil) included, on a hit
+    /// as on a miss.
+    @Test func formattedTextEqualsParsing() {
+        let cache = DecodedJSONCache()
+        let texts = ["plain text", "*bold* and _italic_", "/help", "", "see https://simplex.chat", "message 1"]
+        for _ in 0..<2 {
+            for t in texts { #expect(cache.formattedText(t) == Markdown.parse(t), "\(t)") }
+        }
+        #expect(cache.formattedText("plain text") == nil)
+        #expect(cache.formattedText("*bold* and _italic_") != nil)
+    }
+
     @Test func undecodableTextIsNil() {
         let memo = DecodeMemo<CIStatus>(capacity: 4)
         #expect(memo.decode("not json") == nil)

@@ -177,6 +177,25 @@ import Testing
         #expect(throws: DecodingError.self) { try ChatJSON.decode(UTCTime.self, from: #""not a time""#) }
     }
 
+    /// Times are printed into one buffer (issue 16): the same text as aeson's, fraction to
+    /// microseconds without trailing zeros, before 1970 too; and each text reads back to its time.
+    @Test func utcTimePrintsEveryFieldPadded() throws {
+        let cases: [(Double, String)] = [
+            (1_714_557_600.000001, "2024-05-01T10:00:00.000001Z"), (1_714_557_600.12, "2024-05-01T10:00:00.12Z"),
+            (-1.5, "1969-12-31T23:59:58.5Z"), (951_825_599, "2000-02-29T11:59:59Z"), (253_402_300_799, "9999-12-31T23:59:59Z"),
+            (-62_135_596_800, "0001-01-01T00:00:00Z"),
+        ]
+        for (seconds, text) in cases { #expect(UTCTime(Date(timeIntervalSince1970: seconds)).text == text) }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let micros = Int64.random(in: -2_000_000_000_000_000...4_000_000_000_000_000, using: &rng)
+            let t = UTCTime(Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+            let back = try #require(UTCTime(t.text), "\(t.text)")
+            #expect(abs(back.date.timeIntervalSince1970 - t.date.timeIntervalSince1970) < 2e-6, "\(t.text)")
+            #expect(t.text.utf8.count >= 20 && !(t.text.contains(".") && t.text.hasSuffix("0Z")) && !t.text.hasSuffix(".Z"), "\(t.text)")
+        }
+    }
+
     @Test func decodingBadJSONThrowsInsteadOfTrapping() {
         for bad in [#"{"type":"text"}"#, #"{"text":"x"}"#, "[]", "42", #"{"type":5}"#] {
             #expect(throws: (any Error).self) { try ChatJSON.decode(MsgContent.self, from: bad) }

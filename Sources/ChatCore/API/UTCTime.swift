@@ -32,6 +32,11 @@ public struct UTCTime: Sendable, Hashable, Codable, Comparable, CustomStringConv
             days -= 1
         }
         let (y, m, d) = UTCTime.civil(fromDays: days)
+        self.date = Date(timeIntervalSince1970: Double(secs) + Double(frac) / 1_000_000)
+        if (0...9999).contains(y) {
+            text = UTCTime.format(year: y, month: m, day: d, secondOfDay: rem, micros: frac)
+            return
+        }
         func pad(_ n: Int64, _ w: Int) -> String {
             let s = String(n)
             return String(repeating: "0", count: max(0, w - s.count)) + s
@@ -43,7 +48,40 @@ public struct UTCTime: Sendable, Hashable, Codable, Comparable, CustomStringConv
             s += "." + f
         }
         text = s + "Z"
-        self.date = Date(timeIntervalSince1970: Double(secs) + Double(frac) / 1_000_000)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` (trailing zeros of the fraction dropped) written into one
+    /// buffer: timestamps are made for every item and contact an answer or event shows, and
+    /// padding each field as a String of its own cost several allocations per field.
+    private static func format(year: Int64, month: Int64, day: Int64, secondOfDay rem: Int64, micros frac: Int64) -> String {
+        var b = [UInt8](repeating: 0, count: 27)
+        func put(_ v: Int64, _ at: Int, _ width: Int) {
+            var v = v
+            for k in stride(from: at + width - 1, through: at, by: -1) {
+                b[k] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+                v /= 10
+            }
+        }
+        put(year, 0, 4)
+        b[4] = 0x2D
+        put(month, 5, 2)
+        b[7] = 0x2D
+        put(day, 8, 2)
+        b[10] = 0x54
+        put(rem / 3600, 11, 2)
+        b[13] = 0x3A
+        put(rem % 3600 / 60, 14, 2)
+        b[16] = 0x3A
+        put(rem % 60, 17, 2)
+        var n = 19
+        if frac != 0 {
+            b[19] = 0x2E
+            put(frac, 20, 6)
+            n = 26
+            while b[n - 1] == 0x30 { n -= 1 }
+        }
+        b[n] = 0x5A
+        return String(decoding: b[0...n], as: UTF8.self)
     }
 
     public init(from decoder: any Decoder) throws {

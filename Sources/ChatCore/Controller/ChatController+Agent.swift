@@ -195,8 +195,8 @@ extension ChatController {
         case .msg(let meta, let body):
             try await messageReceived(agentConnId, meta, body)
         case .sent(let msgId):
-            if fileDescrSent(agentConnId, msgId) { return }
-            try statusUpdate(agentConnId, msgId, .sndSent(sndProgress: .complete))
+            // A file description makes no item: looked for only when the message made none.
+            try statusesUpdate(agentConnId, [(msgId, .sndSent(sndProgress: .complete))], noItem: { fileDescrSent(agentConnId, $0) })
         case .rcvd(let receipts):
             try statusesUpdate(agentConnId, receipts.map { r in
                 (r.agentMsgId, .sndRcvd(msgRcptStatus: r.ok ? .ok : .badMsgHash, sndProgress: .complete))
@@ -225,9 +225,17 @@ extension ChatController {
     /// The peer's range as its latest message states it (simplex-chat `updatePeerChatVRange`),
     /// written only when it changed.
     private func recordPeerVersion(_ conn: Row, _ msg: ChatMessage) throws(ChatError) {
+        try recordPeerVersion(conn["agent_conn_id"], recorded: (conn["peer_chat_min_version"], conn["peer_chat_max_version"]), msg)
+    }
+
+    private func recordPeerVersion(_ conn: MessageConnection, _ msg: ChatMessage) throws(ChatError) {
+        try recordPeerVersion(conn.agentConnId, recorded: (conn.peerChatMinVersion, conn.peerChatMaxVersion), msg)
+    }
+
+    private func recordPeerVersion(_ agentConnId: String, recorded: (min: Int?, max: Int?), _ msg: ChatMessage) throws(ChatError) {
         let r = msg.effectiveVRange
-        if conn["peer_chat_min_version"] as Int? == Int(r.min), conn["peer_chat_max_version"] as Int? == Int(r.max) { return }
-        try recordPeerVersion(conn["agent_conn_id"], msg)
+        if recorded.min == Int(r.min), recorded.max == Int(r.max) { return }
+        try recordPeerVersion(agentConnId, msg)
     }
 
     /// The peer's chat version range, from its handshake message (`v`; version 1 when absent).
@@ -311,13 +319,13 @@ extension ChatController {
         // One agent message may carry several chat messages (a batch, or compressed parts); each is
         // handled on its own and the agent message is acknowledged once, after all of them.
         let parsed = ChatMessageBody.parse(Data(body))
-        let connRow = try connectionRow(agentConnId)
-        if let conn = connRow, conn["group_member_id"] as Int64? != nil {
+        let found = try store.read { db in try db.messageConnection(agentConnId: agentConnId) }
+        if let conn = found?.memberRow {
             var receipt: [UInt8]?
             var readable: [ChatMessage] = []
             for r in parsed {
                 guard case .success(let msg) = r else {
-                    reportUnreadable(conn, r)
+                    reportUnreadable(userId: conn["user_id"], r)
                     continue
                 }
                 readable.append(msg)
@@ -338,14 +346,14 @@ extension ChatController {
             acknowledge(agent, agentConnId, meta.agentMsgId, receipt: receipt)
             return
         }
-        guard let conn = connRow, let contactId = conn["contact_id"] as Int64? else {
+        guard let conn = found?.0, let contactId = conn.contactId else {
             acknowledge(agent, agentConnId, meta.agentMsgId)
             return
         }
         var receipt: [UInt8]?
         for r in parsed {
             guard case .success(let msg) = r else {
-                reportUnreadable(conn, r)
+                reportUnreadable(userId: conn.userId, r)
                 continue
             }
             do {
@@ -359,14 +367,14 @@ extension ChatController {
     }
 
     /// A chat message that could not be read: reported as simplex-chat does (a warning).
-    private func reportUnreadable(_ conn: Row, _ r: Result<ChatMessage, ChatProtocolError>) {
-        guard case .failure(let e) = r, let user = try? userById(conn["user_id"]) else { return }
+    private func reportUnreadable(userId: Int64, _ r: Result<ChatMessage, ChatProtocolError>) {
+        guard case .failure(let e) = r, let user = try? userById(userId) else { return }
         emit(.messageError(user: user, severity: "warning", errorMessage: "unreadable message: \(e)"))
     }
 
     /// One chat message from a contact. Returns whether it asks for a delivery receipt (x.msg.new).
-    private func directMessageReceived(_ conn: Row, contactId: Int64, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> Bool {
-        let userId: Int64 = conn["user_id"]
+    private func directMessageReceived(_ conn: MessageConnection, contactId: Int64, _ meta: MsgMeta, _ msg: ChatMessage) async throws(ChatError) -> Bool {
+        let userId = conn.userId
         try recordPeerVersion(conn, msg)
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
         let shared = msg.msgId?.base64url
@@ -390,8 +398,9 @@ extension ChatController {
             let file = rejected == nil ? try itemId.flatMap { id throws(ChatError) in
                 try receivedMessageFile(container.file, userId: userId, contactId: contactId, groupId: nil, sender: nil, itemId: id, shared: shared)
             } : nil
-            if let itemId, let contact = try store.read({ db in try self.contact(db, contactId) }) {
-                emit(.newChatItems(user: user, chatItems: [try aItem(contact, itemId)]))
+            if let itemId, let contact = contactNow {
+                let item = try chatItem(itemId)
+                emit(.newChatItems(user: user, chatItems: [AChatItem(chatInfo: .direct(contact: contact.withNewItem(item)), chatItem: item)]))
             }
             if let file { await autoAcceptFile(file.0, size: file.1) }
         case .msgUpdate(let u):
@@ -456,13 +465,18 @@ extension ChatController {
     }
 
     /// Statuses of messages sent on one connection (an A_RCVD lists many receipts): the items
-    /// of direct messages change in one transaction and are reported in one event.
-    private func statusesUpdate(_ agentConnId: String, _ updates: [(msgId: Int64, status: CIStatus)]) throws(ChatError) {
-        // One read tells group deliveries (nil) from direct messages and finds the latter's items.
+    /// of direct messages change in one transaction and are reported in one event. `noItem`
+    /// handles a message that made no item and is no group delivery (true: nothing more to do).
+    private func statusesUpdate(_ agentConnId: String, _ updates: [(msgId: Int64, status: CIStatus)],
+                                noItem: (Int64) -> Bool = { _ in false }) throws(ChatError) {
+        // One read tells group deliveries (nil) from direct messages and finds the latter's items
+        // (a message that made items on a contact's connection is no member's delivery, so the
+        // delivery is looked up only when there are none).
         let lookups = try store.read { db in
-            try updates.map { u in
-                try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: u.msgId)
-                    ? nil : try db.sentContactItems(agentConnId: agentConnId, agentMsgId: u.msgId)
+            try updates.map { u -> [(Int64, Int64, Int64, String)]? in
+                let items = try db.sentContactItems(agentConnId: agentConnId, agentMsgId: u.msgId)
+                if items.isEmpty, try db.hasGroupItemDelivery(agentConnId: agentConnId, agentMsgId: u.msgId) { return nil }
+                return items
             }
         }
         var direct: [(msgId: Int64, status: CIStatus)] = []
@@ -480,6 +494,7 @@ extension ChatController {
         var toWrite: [(items: [Int64], statusJSON: String, keepDelivered: Bool)] = []
         for (u, items) in zip(direct, found) {
             guard let first = items.first else {
+                if noItem(u.msgId) { continue }
                 // Bounded: reports for messages that make no item (edits, events) are never claimed.
                 if earlyStatuses.count >= 10_000 { earlyStatuses.removeAll() }
                 earlyStatuses[EarlyKey(agentConnId: agentConnId, msgId: u.msgId)] = u.status
@@ -510,13 +525,13 @@ extension ChatController {
         }
         guard !changed.isEmpty, let owner else { return }
         let deferred = store.deferredSentStatuses
-        let (contact, items) = try store.read { db -> (Contact?, [ChatItem]) in
-            guard let contact = try self.contact(db, owner.contactId) else { return (nil, []) }
-            let items = try changed.compactMap { id in try db.withChatItemRow(id) { r in try self.chatItem(db, r, deferred: deferred) } }
-            return (contact, items)
+        let (contact, items, user) = try store.read { db -> (Contact?, [ChatItem], User?) in
+            guard let contact = try self.contact(db, owner.contactId) else { return (nil, [], nil) }
+            let items = try changed.compactMap { id in try db.withChatItemRow(id) { r, has in try self.chatItem(db, r, deferred: deferred, has: has) } }
+            return (contact, items, items.isEmpty ? nil : try self.user(db, owner.userId))
         }
-        guard let contact, !items.isEmpty else { return }
-        emit(.chatItemsStatusesUpdated(user: try userById(owner.userId), chatItems: items.map { AChatItem(chatInfo: .direct(contact: contact), chatItem: $0) }))
+        guard let contact, let user, !items.isEmpty else { return }
+        emit(.chatItemsStatusesUpdated(user: user, chatItems: items.map { AChatItem(chatInfo: .direct(contact: contact), chatItem: $0) }))
     }
 
     static func isSent(_ s: CIStatus) -> Bool {

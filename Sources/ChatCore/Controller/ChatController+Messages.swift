@@ -5,16 +5,16 @@ import SMPAgent
 /// Messages in direct chats (seed 003): sending, chat items, delivery statuses, chat lists.
 extension ChatController {
     func contactConnection(_ contactId: Int64) throws(ChatError) -> (User, Contact, String) {
-        let found = try store.read { db -> (Int64, Contact, String)? in
+        let found = try store.read { db -> (User, Contact, String)? in
             guard let (c, userId) = try self.contactWithUserId(db, contactId) else { return nil }
             // The newest connection, when ready, is the newest ready one (no second query per message).
             var ready = c.activeConn?.agentConnId
             if c.activeConn?.connStatus != .ready { ready = try db.readyContactAgentConnId(contactId) }
             guard let agentConnId = ready else { throw ChatError.error(errorType: .contactNotReady(contact: c)) }
-            return (userId, c, agentConnId)
+            return (try self.user(db, userId), c, agentConnId)
         }
-        guard let (userId, contact, connId) = found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
-        return (try userById(userId), contact, connId)
+        guard let found else { throw .errorStore(storeError: .contactNotFound(contactId: contactId)) }
+        return found
     }
 
     /// Disappearing messages in a direct chat: only when the feature is on for both sides; the
@@ -73,7 +73,7 @@ extension ChatController {
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
         let deferred = store.deferredSentStatuses
         guard let item = try store.read({ db -> ChatItem? in
-            try db.withChatItemRow(itemId) { r in try self.chatItem(db, r, deferred: deferred) }
+            try db.withChatItemRow(itemId) { r, has in try self.chatItem(db, r, deferred: deferred, has: has) }
         }) else {
             throw .errorStore(storeError: .chatItemNotFound(itemId: itemId))
         }
@@ -86,6 +86,14 @@ extension ChatController {
     }
 
     func json<T: Encodable>(_ v: T) throws(ChatError) -> String { try Self.jsonText(v) }
+
+    /// A message item's content as stored. Text content (which decodes back exactly) is kept
+    /// decoded for the item's answer or event read right after the write.
+    func itemContentJSON(_ content: CIContent) throws(ChatError) -> String {
+        let text = try json(content)
+        if case .text? = content.msgContent { decoded.contents.remember(text, content) }
+        return text
+    }
 
     static func jsonText<T: Encodable>(_ v: T) throws(ChatError) -> String {
         do { return String(decoding: try ChatJSON.encode(v), as: UTF8.self) } catch {

@@ -14,8 +14,13 @@ extension ChatController {
     }
 
     func userById(_ userId: Int64) throws(ChatError) -> User {
-        guard let r = try store.read({ db in try db.userRecord(userId, preferences: decoded.preferences.decode) }) else {
-            throw .errorStore(storeError: .userNotFound(userId: userId))
+        try store.read { db in try self.user(db, userId) }
+    }
+
+    /// A user inside a read that needs more (one read instead of two on the message paths).
+    nonisolated func user(_ db: Database, _ userId: Int64) throws -> User {
+        guard let r = try db.userRecord(userId, preferences: decoded.preferences.decode) else {
+            throw ChatError.errorStore(storeError: .userNotFound(userId: userId))
         }
         return r.user
     }
@@ -126,7 +131,9 @@ extension ChatController {
 
     /// A chat item row with its quote, timer, deletion mark and reaction counts.
     /// `deferred`: "sent" marks not written yet (ChatStore), shown as they will be stored.
-    nonisolated func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String]) throws -> ChatItem {
+    /// `has`: which of reactions, mentions and file exist (known from `withChatItemRow`; the
+    /// others are queried).
+    nonisolated func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String], has: ItemRelations = .unknown) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
         let contentJSON: String = r["item_content"], statusJSON: String = r["item_status"]
@@ -162,7 +169,7 @@ extension ChatController {
                             sentAt: Self.ts(r["quoted_sent_at"] ?? 0), content: qContent, formattedText: Markdown.parse(qContent.text))
         }
         var counts: [CIReactionCount] = []
-        for (json, total, mine) in try db.reactionCounts(itemId) {
+        for (json, total, mine) in try (has.reactions ? db.reactionCounts(itemId) : []) {
             guard let reaction = try? ChatJSON.decode(MsgReaction.self, from: json) else { continue }
             counts.append(CIReactionCount(reaction: reaction, userReacted: mine, totalReacted: total))
         }
@@ -170,9 +177,9 @@ extension ChatController {
         if groupId != nil {
             dir = sent ? .groupSnd : .groupRcv(groupMember: try (r["group_member_id"] as Int64?).flatMap { try groupMember(db, $0) })
         }
-        return ChatItem(chatDir: dir, meta: meta, content: content, mentions: try itemMentions(db, itemId, groupId: groupId),
-                        formattedText: deleted == nil ? Markdown.parse(text) : nil, quotedItem: quote, reactions: counts,
-                        file: try Self.itemFile(db, itemId))
+        return ChatItem(chatDir: dir, meta: meta, content: content, mentions: try (has.mentions ? itemMentions(db, itemId, groupId: groupId) : [:]),
+                        formattedText: deleted == nil ? decoded.formattedText(text) : nil, quotedItem: quote, reactions: counts,
+                        file: try (has.file ? Self.itemFile(db, itemId) : nil))
     }
 
     /// An agent failure as the API's `errorAgent`.

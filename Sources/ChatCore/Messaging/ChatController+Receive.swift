@@ -43,7 +43,7 @@ extension ChatController {
                            _ container: MsgContainer, rejected: ChatFeature? = nil,
                            support: (scopeGmId: Int64, attention: SupportAttention)? = nil) throws(ChatError) -> Int64? {
         let content = rejected.map { CIContent.rcvChatFeatureRejected(feature: $0) } ?? CIContent.rcvMsgContent(msgContent: container.content)
-        let contentJSON = try json(content)
+        let contentJSON = try itemContentJSON(content)
         let newStatus = try json(CIStatus.rcvNew)
         let quotedContent = try container.quote.map { q throws(ChatError) in try json(q.content) }
         let now = Self.now

@@ -85,7 +85,7 @@ extension ChatController {
         }
         let shared = SharedMsgId.random()
         let container = MsgContainer(content: content, ttl: ttl, live: live ? true : nil, quote: quote?.msg, forward: forwarded)
-        let contentJSON = try json(CIContent.sndMsgContent(msgContent: content))
+        let contentJSON = try itemContentJSON(.sndMsgContent(msgContent: content))
         let status = try json(CIStatus.sndNew)
         let quotedContent = try quote.map { q throws(ChatError) in try json(q.msg.content) }
         let now = Self.now

@@ -10,24 +10,53 @@ final class DecodedJSONCache: Sendable {
     let preferences = DecodeMemo<Preferences>(capacity: 256)
     let statuses = DecodeMemo<CIStatus>(capacity: 64)
     let contents = DecodeMemo<CIContent>(capacity: 128)
+    /// An item's markdown (`Markdown.parse` of its text): a sent item is shown in its answer and
+    /// in each status event.
+    let formattedTexts = TextMemo<[FormattedText]?>(capacity: 128)
+
+    func formattedText(_ text: String) -> [FormattedText]? {
+        formattedTexts.value(text) { .some(Markdown.parse($0)) } ?? nil
+    }
 }
 
 /// A bounded map from JSON text to its decoded value (emptied when full: the hot entries come
 /// back at once, and nothing needs ageing).
 final class DecodeMemo<T: Decodable & Sendable>: Sendable {
-    private let values = NIOLockedValueBox<[String: T]>([:])
+    private let memo: TextMemo<T>
+
+    init(capacity: Int) { memo = TextMemo(capacity: capacity) }
+
+    /// The value `json` decodes to (nil when it does not decode).
+    func decode(_ json: String) -> T? {
+        memo.value(json) { try? ChatJSON.decode(T.self, from: $0) }
+    }
+
+    /// Keeps a value just encoded as `json`, so the read that follows the write does not decode
+    /// it. Only for values that `json` decodes back to exactly (the caller's promise).
+    func remember(_ json: String, _ value: T) {
+        memo.store(json, value)
+    }
+}
+
+/// A bounded map from a text to what a pure function of it gives (emptied when full).
+final class TextMemo<Value: Sendable>: Sendable {
+    private let values = NIOLockedValueBox<[String: Value]>([:])
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// The value `json` decodes to (nil when it does not decode).
-    func decode(_ json: String) -> T? {
-        if let v = values.withLockedValue({ $0[json] }) { return v }
-        guard let v = try? ChatJSON.decode(T.self, from: json) else { return nil }
+    /// The value for `text`, made (and kept) on a miss; nil when `make` gives none (not kept).
+    func value(_ text: String, orMake make: (String) -> Value?) -> Value? {
+        if let v = values.withLockedValue({ $0[text] }) { return v }
+        guard let v = make(text) else { return nil }
+        store(text, v)
+        return v
+    }
+
+    func store(_ text: String, _ value: Value) {
         values.withLockedValue { d in
             if d.count >= capacity { d.removeAll(keepingCapacity: true) }
-            d[json] = v
+            d[text] = value
         }
-        return v
     }
 }

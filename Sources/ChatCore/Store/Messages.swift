@@ -4,13 +4,19 @@ import GRDB
 /// Chat items and their reactions (simplex-chat Store/Messages.hs), named for what they do.
 /// Statuses, contents and deletion marks are stored as the API's JSON.
 extension Database {
-    func chatItemRow(_ itemId: Int64) throws -> Row? {
-        try withChatItemRow(itemId) { $0.copy() }
-    }
-
-    /// An item's row, decoded in place (`decodeFirst`).
-    func withChatItemRow<T>(_ itemId: Int64, _ decode: (Row) throws -> T) throws -> T? {
-        try decodeFirst("SELECT * FROM chat_items WHERE chat_item_id = ?", [itemId], decode)
+    /// An item's row, decoded in place (`decodeFirst`), with what else it has in the same
+    /// statement: an item just stored or just delivered usually has no reactions, mentions or
+    /// file, and its view then needs no query for them.
+    func withChatItemRow<T>(_ itemId: Int64, _ decode: (Row, ItemRelations) throws -> T) throws -> T? {
+        try decodeFirst("""
+            SELECT ci.*,
+              EXISTS (SELECT 1 FROM chat_item_reactions r WHERE r.chat_item_id = ci.chat_item_id) AS item_has_reactions,
+              EXISTS (SELECT 1 FROM chat_item_mentions m WHERE m.chat_item_id = ci.chat_item_id) AS item_has_mentions,
+              EXISTS (SELECT 1 FROM files f WHERE f.chat_item_id = ci.chat_item_id) AS item_has_file
+            FROM chat_items ci WHERE ci.chat_item_id = ?
+            """, [itemId]) { r in
+            try decode(r, ItemRelations(reactions: r["item_has_reactions"], mentions: r["item_has_mentions"], file: r["item_has_file"]))
+        }
     }
 
     /// An item of one contact's chat (nil when it belongs to another chat).
@@ -144,6 +150,16 @@ extension Database {
     }
 }
 
+/// Whether an item has rows in the tables its view reads besides its own (`withChatItemRow`);
+/// `unknown` (all true) makes the view query each of them.
+struct ItemRelations {
+    var reactions: Bool
+    var mentions: Bool
+    var file: Bool
+
+    static let unknown = ItemRelations(reactions: true, mentions: true, file: true)
+}
+
 /// A chat item to insert: every column a new item can have. Its chat (contact or group)
 /// becomes the most recent, and a cleared contact chat visible again.
 struct NewChatItem {
@@ -265,5 +281,17 @@ extension Database {
             : "UPDATE chat_items SET item_status = ?, updated_at = ? WHERE chat_item_id = ?"
         try cachedStatement(sql: sql).execute(arguments: [statusJSON, now, itemId])
         return changesCount > 0
+    }
+}
+
+extension Contact {
+    /// The contact as `insertChatItem` of `item` in its chat leaves its row: the chat is the most
+    /// recent (`chat_ts` is the item's creation time) and shown again. Saves reading the contact
+    /// again for the item's event.
+    func withNewItem(_ item: ChatItem) -> Contact {
+        var c = self
+        c.chatTs = item.meta.createdAt
+        c.chatDeleted = false
+        return c
     }
 }
