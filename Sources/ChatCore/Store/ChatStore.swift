@@ -89,22 +89,11 @@ final class ChatStore: Sendable {
         writes.withLockedValue { $0 += 1 }
         let marks = deferredSent.withLockedValue { d in defer { d = [:] }; return d }
         do {
-            // BEGIN and COMMIT from the statement cache, as the agent's store does: GRDB's
-            // `write` compiles both again for every transaction.
-            return try dbQueue.writeWithoutTransaction { db in
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-                do {
-                    for (itemId, m) in marks.sorted(by: { $0.key < $1.key }) {
-                        _ = try db.setSentItemStatus(itemId, m.statusJSON, keepDelivered: true, at: m.at)
-                    }
-                    let result = try body(db)
-                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                    return result
-                } catch {
-                    // SQLite may have rolled back already (SQLITE_FULL, IOERR, BUSY, NOMEM).
-                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
-                    throw error
+            return try dbQueue.immediateTransaction { db in
+                for (itemId, m) in marks.sorted(by: { $0.key < $1.key }) {
+                    _ = try db.setSentItemStatus(itemId, m.statusJSON, keepDelivered: true, at: m.at)
                 }
+                return try body(db)
             }
         } catch {
             deferredSent.withLockedValue { d in d.merge(marks) { newer, _ in newer } }

@@ -48,18 +48,7 @@ final class AgentStore: Sendable {
     /// CPU when profiled. Any error rolls the transaction back.
     func write<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
         do {
-            return try dbQueue.writeWithoutTransaction { db in
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-                do {
-                    let result = try body(db)
-                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                    return result
-                } catch {
-                    // SQLite may have rolled back already (SQLITE_FULL, IOERR, BUSY, NOMEM).
-                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
-                    throw error
-                }
-            }
+            return try dbQueue.immediateTransaction(body)
         } catch {
             throw AgentError.wrapStore(error)
         }

@@ -1,0 +1,21 @@
+import GRDB
+
+extension DatabaseQueue {
+    /// One write transaction (BEGIN IMMEDIATE ... COMMIT) whose BEGIN and COMMIT come from the
+    /// statement cache: GRDB's `write` compiles both again for every transaction, which showed on
+    /// the per-message paths of the agent and chat stores. Rolled back when `body` throws.
+    public func immediateTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                let result = try body(db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                return result
+            } catch {
+                // SQLite may have rolled back already (SQLITE_FULL, IOERR, BUSY, NOMEM).
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                throw error
+            }
+        }
+    }
+}
