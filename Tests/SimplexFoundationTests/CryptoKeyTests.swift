@@ -49,6 +49,26 @@ final class CryptoKeyTests: XCTestCase {
         XCTAssertEqual(try Ed25519PrivateKey(rawRepresentation: sk.rawRepresentation), sk)
     }
 
+    /// The identity point as a key with R = identity and S = 0 "signs" every message for a lax
+    /// verifier (swift-crypto accepted it); a queue key like that must not authorize anything.
+    func testEd25519RefusesSmallOrderKeyAndNonCanonicalS() throws {
+        let identity: [UInt8] = [1] + [UInt8](repeating: 0, count: 31)
+        let key = try Ed25519PublicKey(rawRepresentation: identity)
+        let forged = identity + [UInt8](repeating: 0, count: 32)
+        XCTAssertFalse(key.isValidSignature(forged, for: Array("SEND anything".utf8)))
+        XCTAssertFalse(key.isValidSignature(forged, for: []))
+        // S + L in place of S: the same point, a second encoding of one signature.
+        let sk = Ed25519PrivateKey()
+        let msg = Array("ACK".utf8)
+        let sig = try sk.sign(msg)
+        let l: [UInt8] = [0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+                          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]
+        var s = Array(sig[32...]), carry = 0
+        for i in 0..<32 { let v = Int(s[i]) + Int(l[i]) + carry; s[i] = UInt8(v & 0xff); carry = v >> 8 }
+        if carry == 0 { XCTAssertFalse(sk.publicKey.isValidSignature(Array(sig[..<32]) + s, for: msg)) }
+        XCTAssertTrue(sk.publicKey.isValidSignature(sig, for: msg))
+    }
+
     func testX25519AgreementBothSides() throws {
         let a = X25519PrivateKey(), b = X25519PrivateKey()
         let s1 = try a.sharedSecret(with: b.publicKey), s2 = try b.sharedSecret(with: a.publicKey)

@@ -1,28 +1,16 @@
-/// Cryptographically secure random bytes for keys, nonces and IVs. `SystemRandomNumberGenerator`
-/// reads the kernel CSPRNG (getrandom on Linux), so there is no generator state to share or seed.
+import CSodium
+
+/// Cryptographically secure random bytes for keys, nonces and IVs, from the kernel CSPRNG
+/// (libsodium's `randombytes_buf` is getrandom on Linux): no generator state to share or seed,
+/// and one system call per request (Swift's `SystemRandomNumberGenerator` makes one per 8 bytes,
+/// three for every corrId).
 public enum SecureRandom {
     /// `n` random bytes (an empty array for `n <= 0`).
     public static func bytes(_ n: Int) -> [UInt8] {
         guard n > 0 else { return [] }
-        var rng = SystemRandomNumberGenerator()
+        Sodium.ensureInitialized()
         return [UInt8](unsafeUninitializedCapacity: n) { buf, count in
-            var i = 0
-            while i + 8 <= n {
-                let w = rng.next().littleEndian
-                withUnsafeBytes(of: w) { src in
-                    for j in 0..<8 { buf[i + j] = src[j] }
-                }
-                i += 8
-            }
-            if i < n {
-                let w = rng.next()
-                var shift: UInt64 = 0
-                while i < n {
-                    buf[i] = UInt8(truncatingIfNeeded: w >> shift)
-                    shift += 8
-                    i += 1
-                }
-            }
+            randombytes_buf(buf.baseAddress!, n)
             count = n
         }
     }
