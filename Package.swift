@@ -158,10 +158,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The protocol's required CPU per SMP delivery, timed in the benchmark's own run (smp-bench, agent-bench).
+        // The protocol's required CPU per SMP delivery and per agent message, timed in the benchmark's own run
+        // (smp-bench, agent-bench, chat-bench).
         .target(
             name: "BenchmarkFloor",
-            dependencies: ["SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL"],
+            dependencies: [
+                "SMPTransport", "SMPProtocol", "SimplexFoundation", "COpenSSL", "SMPAgent", "DoubleRatchet",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Benchmarks/BenchmarkFloor"
         ),
         .executableTarget(

@@ -107,9 +107,7 @@ struct AgentBench: AsyncParsableCommand {
                      Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
         let floor = try AgentFloor.measure(pq: true)
         print("  floor: the work each message must do, timed single-threaded in this run:")
-        for item in floor.items {
-            print("     " + item.name.padding(toLength: 68, withPad: " ", startingAt: 0) + String(format: "%7.1f us", item.micros))
-        }
+        floor.printItems(nameWidth: 68)
         let ceiling = floor.ceiling(cores: 2)
         print(String(format: "     total %.0f us of CPU per message -> at most %.0f messages/s on 2 cores;", floor.totalMicros, ceiling))
         print(String(format: "     measured %.0f/s = %.3f of that ceiling; the process used %.1fx the floor's CPU per message",

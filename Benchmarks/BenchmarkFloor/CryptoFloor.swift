@@ -25,6 +25,12 @@ public enum CryptoFloor {
         public let echoDerivedTransportMicros: Double
         public var totalMicros: Double { items.reduce(0) { $0 + $1.micros } }
         public func ceiling(cores: Int) -> Double { Double(cores) * 1e6 / totalMicros }
+        /// Prints each item as `     name ....  12.3 us`, the benchmarks' floor listing.
+        public func printItems(nameWidth: Int) {
+            for item in items {
+                print("     " + item.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + String(format: "%7.1f us", item.micros))
+            }
+        }
         public init(items: [Item], echoDerivedTransportMicros: Double) {
             self.items = items
             self.echoDerivedTransportMicros = echoDerivedTransportMicros

@@ -63,6 +63,13 @@ struct ChatBench: AsyncParsableCommand {
                      plain.rate, plain.cpuMicrosPerMessage))
         print(String(format: "  chat-database write transactions: %.2f per sent message (sender), %.2f per received message (receiver) (targets <= 2, <= 1)",
                      plain.writesPerSent, plain.writesPerReceived))
+        let floor = try ChatFloor.measure()
+        print("  floor: the work each message must do, timed single-threaded in this run:")
+        floor.printItems(nameWidth: 68)
+        let ceiling = floor.ceiling(cores: 2)
+        print(String(format: "     total %.0f us of CPU per message -> at most %.0f messages/s on 2 cores; measured %.0f/s = %.3f of that ceiling,",
+                     floor.totalMicros, ceiling, plain.rate, plain.rate / ceiling))
+        print(String(format: "     the process used %.1fx the floor's CPU per message", plain.cpuMicrosPerMessage / floor.totalMicros))
         if throughputOnly { return }
         let sealed = try await throughput(dir + "/sealed", key: "bench passphrase", config, group)
         print(String(format: "  encrypted databases: %.0f messages/s, %.2f of plain (same run)", sealed.rate, sealed.rate / plain.rate))

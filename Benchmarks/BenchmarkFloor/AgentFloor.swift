@@ -1,4 +1,3 @@
-import BenchmarkFloor
 import DoubleRatchet
 import Foundation
 import GRDB
@@ -10,8 +9,8 @@ import SimplexFoundation
 /// SEND/MSG/ACK blocks), then each agent's own part: the double ratchet and the per-queue
 /// crypto_box on each side, and one SQLite commit per side writing what a message changes (the
 /// message row and the ratchet state).
-enum AgentFloor {
-    static func measure(pq: Bool) throws -> CryptoFloor.Result {
+public enum AgentFloor {
+    public static func measure(pq: Bool) throws -> CryptoFloor.Result {
         let relay = try CryptoFloor.measure(bodySize: 16_064, echoBlocksPerSecond: 1, cores: 1,
                                                senderAuth: AgentConfig(servers: []).senderAuthAlgorithm,
                                                recipientAuth: AgentConfig(servers: []).recipientAuthAlgorithm)
@@ -55,9 +54,9 @@ enum AgentFloor {
         return CryptoFloor.Result(items: items, echoDerivedTransportMicros: 0)
     }
 
-    /// One WAL commit (synchronous=NORMAL, as the agent's store) inserting a 300-byte message
-    /// row and replacing a ratchet state blob, in a fresh database file.
-    static func sqliteCommit(stateBytes: Int) throws -> Double {
+    /// One WAL commit (synchronous=NORMAL, as the agent's and chat's stores) inserting a
+    /// `rowBytes` row and replacing a `stateBytes` blob, in a fresh database file.
+    public static func sqliteCommit(stateBytes: Int, rowBytes: Int = 300) throws -> Double {
         let dir = NSTemporaryDirectory() + "agent-floor-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -74,7 +73,7 @@ enum AgentFloor {
                 INSERT INTO ratchets VALUES (1, zeroblob(\(stateBytes)));
                 """)
         }
-        let row = Data(SecureRandom.bytes(300)), state = Data(SecureRandom.bytes(stateBytes))
+        let row = Data(SecureRandom.bytes(rowBytes)), state = Data(SecureRandom.bytes(stateBytes))
         var id: Int64 = 0
         return try CryptoFloor.bestMicros {
             try q.write { db in
