@@ -137,17 +137,28 @@ public final class XFTPClientSession: Sendable {
     // MARK: requests
 
     /// One request stream: `body` (and then the chunk, read from disk) is sent, the first 16384
-    /// bytes of the answer are the head, and `handle` reads what follows.
+    /// bytes of the answer are the head, and `handle` reads what follows. It fails with
+    /// `responseTimeout` when nothing moved on the stream (no frame in, no body piece out) for
+    /// `timeout` seconds.
     func exchange<R: Sendable>(
         body: [UInt8], chunk: XFTPChunkBody?, timeout: Double,
         _ handle: @escaping @Sendable ([UInt8], HTTP2StreamReader) async throws -> R
     ) async throws -> R {
+        try await exchange(body: body, chunk: chunk, stallWindow: { timeout }, handle)
+    }
+
+    /// `exchange` with a stall window read at each check (a chunk's grows with the chunks beside it).
+    func exchange<R: Sendable>(
+        body: [UInt8], chunk: XFTPChunkBody?, stallWindow: @escaping @Sendable () -> Double,
+        _ handle: @escaping @Sendable ([UInt8], HTTP2StreamReader) async throws -> R
+    ) async throws -> R {
         let stream = try await openStream()
         let headers = HTTP2StreamWriter.post(authority: authority)
-        return try await withTimeout(timeout) {
+        let progress = TransferProgress()
+        return try await withStallLimit(stallWindow, progress: progress, error: XFTPClientError.responseTimeout) {
             try await stream.executeThenClose { inbound, outbound in
-                let writer = HTTP2StreamWriter(outbound)
-                let reader = HTTP2StreamReader(inbound)
+                let writer = HTTP2StreamWriter(outbound, progress: progress)
+                let reader = HTTP2StreamReader(inbound, progress: progress)
                 // The body goes out while the answer is awaited: a server may answer (an error)
                 // before it has read a whole chunk.
                 // Once the answer is in, a body still being sent is abandoned (cancelled).
@@ -243,10 +254,11 @@ public final class XFTPClientSession: Sendable {
             throw .transport("cannot encode \(command.tag): \(error)")
         }
         let chunkBytes = timeoutChunk ?? chunk?.size
-        let timeout = allowance.begin(chunkBytes)
+        allowance.begin(chunkBytes)
         defer { allowance.end(chunkBytes) }
+        let allowance = allowance
         do {
-            return try await exchange(body: block, chunk: chunk, timeout: timeout) { head, reader in
+            return try await exchange(body: block, chunk: chunk, stallWindow: { allowance.window(chunkBytes) }) { head, reader in
                 try await handle(try self.decode(head), reader)
             }
         } catch let e as XFTPClientError {

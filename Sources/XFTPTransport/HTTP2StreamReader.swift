@@ -25,8 +25,12 @@ public final class HTTP2StreamReader: @unchecked Sendable {
     /// True once the peer ended the stream (END_STREAM) and the buffer holds the rest.
     public private(set) var ended = false
 
-    public init(_ inbound: NIOAsyncChannelInboundStream<HTTP2Frame.FramePayload>) {
+    /// Marked at every frame received (the client's stall timeout).
+    private let progress: TransferProgress?
+
+    public init(_ inbound: NIOAsyncChannelInboundStream<HTTP2Frame.FramePayload>, progress: TransferProgress? = nil) {
         iterator = inbound.makeAsyncIterator()
+        self.progress = progress
     }
 
     /// Takes one frame into the buffer; false when the stream has nothing more.
@@ -37,6 +41,7 @@ public final class HTTP2StreamReader: @unchecked Sendable {
             // A stream that closes before END_STREAM was cut off.
             throw HTTP2StreamError.reset
         }
+        progress?.moved()
         switch frame {
         case .headers(let h):
             if headers == nil { headers = h.headers }

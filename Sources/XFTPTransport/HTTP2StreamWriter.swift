@@ -7,9 +7,12 @@ import NIOHTTP2
 /// held in memory whole.
 public struct HTTP2StreamWriter: Sendable {
     private let outbound: NIOAsyncChannelOutboundWriter<HTTP2Frame.FramePayload>
+    /// Marked when HTTP/2 took a piece (the stream's window let it through): the client's stall timeout.
+    private let progress: TransferProgress?
 
-    public init(_ outbound: NIOAsyncChannelOutboundWriter<HTTP2Frame.FramePayload>) {
+    public init(_ outbound: NIOAsyncChannelOutboundWriter<HTTP2Frame.FramePayload>, progress: TransferProgress? = nil) {
         self.outbound = outbound
+        self.progress = progress
     }
 
     public func headers(_ headers: HPACKHeaders, endStream: Bool) async throws {
@@ -20,6 +23,7 @@ public struct HTTP2StreamWriter: Sendable {
         var b = ByteBufferAllocator().buffer(capacity: bytes.count)
         b.writeBytes(bytes)
         try await outbound.write(.data(.init(data: .byteBuffer(b), endStream: endStream)))
+        progress?.moved()
     }
 
     /// A body piece copied from memory the caller keeps (one copy, into the frame's buffer).
@@ -27,6 +31,13 @@ public struct HTTP2StreamWriter: Sendable {
         var b = ByteBufferAllocator().buffer(capacity: bytes.count)
         b.writeBytes(bytes)
         try await outbound.write(.data(.init(data: .byteBuffer(b), endStream: endStream)))
+        progress?.moved()
+    }
+
+    /// A body piece already in a buffer of its own (no copy).
+    public func data(_ buffer: ByteBuffer, endStream: Bool = false) async throws {
+        try await outbound.write(.data(.init(data: .byteBuffer(buffer), endStream: endStream)))
+        progress?.moved()
     }
 
     /// Ends the message with an empty DATA frame.

@@ -26,4 +26,19 @@ final class ChunkAllowanceTests: XCTestCase {
         a.end(mb / 4)
         XCTAssertEqual(a.begin(mb), 15 + 2048 * 0.005, accuracy: 1e-9)
     }
+
+    /// The window is read at each check: a chunk started alone gets the time of the chunks that
+    /// started beside it later (their bytes may be queued ahead of its next one), and back.
+    func testTheWindowFollowsTheBytesInFlightNow() {
+        let a = ChunkAllowance(config: config)
+        a.begin(mb)
+        XCTAssertEqual(a.window(mb), 15 + 1024 * 0.005, accuracy: 1e-9)
+        a.begin(mb)
+        a.begin(mb / 4)
+        XCTAssertEqual(a.window(mb), 15 + 2304 * 0.005, accuracy: 1e-9)
+        XCTAssertEqual(a.window(nil), 15)
+        a.end(mb)
+        a.end(mb / 4)
+        XCTAssertEqual(a.window(mb), 15 + 1024 * 0.005, accuracy: 1e-9)
+    }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOPosix
 import SMPTransport
@@ -16,9 +17,14 @@ final class XFTPTestServer: @unchecked Sendable {
     private(set) var port = 0
     let group: MultiThreadedEventLoopGroup
 
-    init(dir: String, configure: (inout XFTPServerConfig) -> Void = { _ in },
+    let transport: XFTPTransportServer.Configuration
+
+    init(dir: String, streamWindow: Int? = nil, configure: (inout XFTPServerConfig) -> Void = { _ in },
          now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
         self.dir = dir
+        var transport = XFTPTransportServer.Configuration()
+        if let streamWindow { transport.streamWindow = streamWindow }
+        self.transport = transport
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var config = XFTPServerConfig()
         config.filesPath = dir + "/files"
@@ -26,7 +32,8 @@ final class XFTPTestServer: @unchecked Sendable {
         credentials = try ServerCredentials.generate(commonName: "127.0.0.1")
         core = try XFTPServerCore(config: config, store: try FileStore(logPath: dir + "/store.log", fsync: false), now: now)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0, group: group)
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: 0,
+                                                     configuration: transport, group: group)
         port = server.port
     }
 
@@ -35,7 +42,8 @@ final class XFTPTestServer: @unchecked Sendable {
 
     /// Listens again on the same port with the same store and identity.
     func resume() async throws {
-        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: port, group: group)
+        server = try await XFTPTransportServer.start(core: core, credentials: credentials, host: "127.0.0.1", port: port,
+                                                     configuration: transport, group: group)
     }
 
     var address: XFTPServerAddress {
@@ -65,4 +73,16 @@ func writeRandom(_ path: String, _ n: Int) throws -> [UInt8] {
     let bytes = SecureRandom.bytes(n)
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     return bytes
+}
+
+/// A chunk registered on a test server (FNEW): its keys, its IDs and its bytes, kept at `path`.
+struct RegisteredChunk {
+    let sKey: AnyPrivateKey
+    let rKey: AnyPrivateKey
+    let sid: [UInt8]
+    let rid: [UInt8]
+    let path: String
+    let bytes: [UInt8]
+    var spec: XFTPChunkSpec { XFTPChunkSpec(path: path, offset: 0, size: UInt32(bytes.count)) }
+    var digest: [UInt8] { Array(SHA256.hash(data: bytes)) }
 }

@@ -35,11 +35,15 @@ final class XFTPServerCoreTests: XCTestCase {
     }
 
     func send(_ core: XFTPServerCore, key: AnyPrivateKey?, entity: [UInt8], _ cmd: FileCommand, body: [UInt8]? = nil) async throws -> XFTPServerReply {
+        try await send(core, key: key, entity: entity, cmd, requestBody: body.map { BufferedRequestBody($0) })
+    }
+
+    func send(_ core: XFTPServerCore, key: AnyPrivateKey?, entity: [UInt8], _ cmd: FileCommand, requestBody: (any XFTPRequestBody)?) async throws -> XFTPServerReply {
         let corrId = SecureRandom.bytes(24)
         let block = try key.map {
             try XFTPTransmission.encodeAuth(session.params, key: $0, serverSessionKey: sessionKey.publicKey, corrId: corrId, entityId: entity, command: cmd)
         } ?? XFTPTransmission.encode(session.params, corrId: corrId, entityId: entity, command: cmd)
-        let reply = await core.process(block: block, session: session, body: body.map { BufferedRequestBody($0) })
+        let reply = await core.process(block: block, session: session, body: requestBody)
         // The reply block is what a client reads: same corrId, the response inside.
         let decoded = try XFTPTransmission.decodeClient(reply.block, params: session.params).get()
         XCTAssertEqual(decoded.corrId, corrId)
@@ -232,11 +236,13 @@ final class XFTPServerCoreTests: XCTestCase {
             let r = try await send(c, key: .ed25519(senderKey), entity: Array(hostile.utf8), .fput, body: [1, 2, 3])
             XCTAssertEqual(r.response, .err(.auth))
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/files"), [])
+        // Only the folder uploads write in until their body is checked, and it is empty.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/files"), [".receiving"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/files/.receiving"), [])
         // Still serving.
         let (sid, _, data) = try await newChunk(c)
         expectReply(try await send(c, key: .ed25519(senderKey), entity: sid, .fput, body: data), .ok)
-        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dir + "/files").first)
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dir + "/files").first { $0 != ".receiving" })
         XCTAssertTrue(name.allSatisfy { $0.isLetter || $0.isNumber || "-_=".contains($0) }, name)
     }
 

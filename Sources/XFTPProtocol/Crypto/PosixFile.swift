@@ -112,16 +112,21 @@ public final class PosixFile {
 
     @discardableResult
     public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+
+    /// Moves `from` to `to` in one step (rename(2)), replacing `to`: readers never see a partial file.
+    public static func rename(_ from: String, to: String) -> Bool { Glibc_rename(from, to) == 0 }
 }
 
 #if canImport(Glibc)
 private let Glibc_read = Glibc.read
 private let Glibc_write = Glibc.write
 private let Glibc_truncate = Glibc.truncate
+private let Glibc_rename = Glibc.rename
 #elseif canImport(Darwin)
 private let Glibc_read = Darwin.read
 private let Glibc_write = Darwin.write
 private let Glibc_truncate = Darwin.truncate
+private let Glibc_rename = Darwin.rename
 #endif
 
 public enum XFTPFileError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import NIOCore
 import SimplexFoundation
 import XFTPProtocol
 
@@ -23,20 +24,37 @@ public struct ServerFile: Sendable {
 
     /// The next piece of the encrypted body (up to `max` bytes), empty at the end.
     public mutating func next(max: Int = 16384) throws -> [UInt8] {
+        try next(max: max, allocator: ByteBufferAllocator()).map { Array($0.readableBytesView) } ?? []
+    }
+
+    /// The next piece as a buffer from `allocator`, nil at the end: the file is read straight into
+    /// it and encrypted in place, so the bytes are copied once on their way to HTTP/2.
+    public mutating func next(max: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer? {
         if left > 0 {
             if file == nil { file = PosixFileBox(try PosixFile(path: path, mode: .read)) }
-            var piece = try file!.file.read(max: Int(min(Int64(max), left)))
-            guard !piece.isEmpty else { throw XFTPErrorType.fileIO }
-            left -= Int64(piece.count)
-            piece.withUnsafeMutableBytes { stream.encrypt(inPlace: $0) }
+            let want = Int(min(Int64(max), left))
+            var piece = allocator.buffer(capacity: want)
+            let f = file!.file
+            var failed = false
+            piece.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw in
+                let dst = UnsafeMutableRawBufferPointer(rebasing: raw[0..<want])
+                guard let n = try? f.read(into: dst), n > 0 else {
+                    failed = true
+                    return 0
+                }
+                stream.encrypt(inPlace: UnsafeMutableRawBufferPointer(rebasing: dst[0..<n]))
+                return n
+            }
+            guard !failed else { throw XFTPErrorType.fileIO }
+            left -= Int64(piece.readableBytes)
             return piece
         }
         if !tagSent {
             tagSent = true
             file = nil
-            return stream.tag()
+            return allocator.buffer(bytes: stream.tag())
         }
-        return []
+        return nil
     }
 }
 

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 import SimplexFoundation
 import XFTPProtocol
 
@@ -32,11 +34,19 @@ public final class XFTPServerCore: Sendable {
     /// Clock in seconds; tests move it to check expiry.
     private let now: @Sendable () -> Int64
 
+    /// Held while an upload moves its body into place and records it, so of two uploads of one
+    /// chunk exactly one commits and a failing one can remove what it wrote without a race.
+    private let commitLock = NIOLock()
+
     public init(config: XFTPServerConfig, store: FileStore, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
         self.config = config
         self.store = store
         self.now = now
         try FileManager.default.createDirectory(atPath: config.filesPath, withIntermediateDirectories: true)
+        // Bodies of uploads cut off by a restart are never finished: start with none.
+        let receiving = Self.receivingPath(config)
+        try? FileManager.default.removeItem(atPath: receiving)
+        try FileManager.default.createDirectory(atPath: receiving, withIntermediateDirectories: true)
     }
 
     /// Opens the store (replaying its log when enabled) for `config`, in `dataDirectory`.
@@ -181,13 +191,24 @@ public final class XFTPServerCore: Sendable {
         (config.filesPath as NSString).appendingPathComponent(Base64Text.encode(senderId))
     }
 
+    /// Where uploads write until their body is checked: a folder in the files folder whose name
+    /// (with a dot) no base64url sender ID can have.
+    static func receivingPath(_ config: XFTPServerConfig) -> String {
+        (config.filesPath as NSString).appendingPathComponent(".receiving")
+    }
+
     /// `receiveServerFile`: a body already committed is drained and acknowledged again (the
     /// client may retry after a lost response); otherwise quota is reserved, the body written,
-    /// its size and SHA-256 checked, and only then the path recorded.
+    /// its size and SHA-256 checked, and only then moved to the chunk's path and recorded.
+    /// Deviation: each upload writes a file of its own, so a retry racing an abandoned first
+    /// attempt of the same chunk (the reference writes both to one path) can neither be
+    /// interleaved with it nor deleted by its cleanup; of two complete uploads the first commits
+    /// and the second, whose bytes have the same digest, is answered OK as a committed one is.
     private func receiveFile(_ f: FileRec, body: (any XFTPRequestBody)?) async -> FileResponse {
         guard var body else { return .err(.size) }
         let size = Int64(f.fileInfo.size)
-        if f.filePath != nil {
+        // The record as it is now: another upload of the chunk may have committed since `f` was read.
+        if f.filePath != nil || isCommitted(f.senderId) {
             var s = size
             while true {
                 guard let piece = try? await body.next(max: 16384) else { return .err(.fileIO) }
@@ -198,20 +219,61 @@ public final class XFTPServerCore: Sendable {
             }
         }
         guard store.reserve(size, quota: config.fileSizeQuota) else { return .err(.quota) }
-        let path = chunkPath(senderId: f.senderId)
-        let result = await receiveChunk(path: path, size: size, digest: f.fileInfo.digest, body: &body)
-        if let e = result {
+        let part = (Self.receivingPath(config) as NSString)
+            .appendingPathComponent(Base64Text.encode(f.senderId) + "." + Base64Text.encode(SecureRandom.bytes(9)))
+        if let e = await receiveChunk(path: part, size: size, digest: f.fileInfo.digest, body: &body) {
             store.release(size)
-            PosixFile.remove(path)
+            PosixFile.remove(part)
             return .err(e)
         }
-        do {
-            try store.setFilePath(senderId: f.senderId, path: path)
+        switch commit(senderId: f.senderId, part: part) {
+        case .committed:
             return .ok
-        } catch {
+        case .storedBefore:
             store.release(size)
-            PosixFile.remove(path)
-            return .err(.auth)
+            return .ok
+        case .failed(let e):
+            store.release(size)
+            return .err(e)
+        }
+    }
+
+    private enum Commit {
+        case committed
+        /// Another upload of the chunk committed first; this one's body (same digest) was dropped.
+        case storedBefore
+        case failed(XFTPErrorType)
+    }
+
+    private func isCommitted(_ senderId: [UInt8]) -> Bool {
+        store.getFile(party: .sender, id: senderId)?.0.filePath != nil
+    }
+
+    /// Moves a checked body to the chunk's path and records it (`setFilePath`), unless another
+    /// upload did first (OK: its body has the same digest) or the chunk was deleted or blocked
+    /// meanwhile (AUTH, nothing kept).
+    private func commit(senderId: [UInt8], part: String) -> Commit {
+        let path = chunkPath(senderId: senderId)
+        return commitLock.withLock {
+            guard let (f, _) = store.getFile(party: .sender, id: senderId), f.status == .active else {
+                PosixFile.remove(part)
+                return .failed(.auth)
+            }
+            if f.filePath != nil {
+                PosixFile.remove(part)
+                return .storedBefore
+            }
+            guard PosixFile.rename(part, to: path) else {
+                PosixFile.remove(part)
+                return .failed(.fileIO)
+            }
+            do {
+                try store.setFilePath(senderId: senderId, path: path)
+                return .committed
+            } catch {
+                PosixFile.remove(path)
+                return .failed(.auth)
+            }
         }
     }
 
@@ -227,27 +289,39 @@ public final class XFTPServerCore: Sendable {
         let hash = StreamDigest(.sha256)
         var left = size
         let deadline = Date().addingTimeInterval(TimeInterval(config.fileTimeout))
+        // The frames' own buffers, written with one writev per 64 KB: no copy before the kernel's.
+        var pieces: [ByteBuffer] = []
+        pieces.reserveCapacity(8)
         while left > 0 {
             if Date() > deadline { return .timeout }
-            let piece: [UInt8]
-            do {
-                piece = try await body.next(max: 65_536)
-            } catch {
-                return .timeout
+            pieces.removeAll(keepingCapacity: true)
+            var gathered = 0
+            while gathered < Self.writePiece, left > 0 {
+                let piece: ByteBuffer?
+                do {
+                    piece = try await body.nextBuffer(max: Int(min(left, Int64(Self.writePiece - gathered))))
+                } catch {
+                    return .timeout
+                }
+                guard let piece, piece.readableBytes > 0 else { return .size }
+                gathered += piece.readableBytes
+                left -= Int64(piece.readableBytes)
+                pieces.append(piece)
             }
-            if piece.isEmpty || Int64(piece.count) > left { return .size }
             do {
-                try out.write(piece)
+                try out.write(pieces)
             } catch {
                 return .fileIO
             }
-            hash.update(piece)
-            left -= Int64(piece.count)
+            for p in pieces { p.withUnsafeReadableBytes { hash.update($0) } }
         }
         if let extra = try? await body.next(max: 1), !extra.isEmpty { return .size }
         if config.fsync { out.sync() }
         return hash.finalize() == digest ? nil : .digest
     }
+
+    /// Bytes gathered from the body before each file write.
+    static let writePiece = 65_536
 
     /// `deleteServerFile_`: the record goes first (logged), then the body file.
     private func deleteFile(_ f: FileRec) -> FileResponse {

@@ -1,21 +1,22 @@
 import Foundation
+import NIOCore
 import XFTPTransport
 
 /// The rest of a request's HTTP/2 body after its command block (the chunk of FPUT), read in pieces
-/// as the core asks for them. Reading stops at the deadline (`fileTimeout` from the request's
-/// start): a client that stalls mid-chunk gets TIMEOUT instead of holding the request.
+/// as the core asks for them. The request's time limit is not here but around the whole request
+/// (`XFTPRequestHandler.process`): a timer per read cost more than the bytes.
 struct HTTP2RequestBody: XFTPRequestBody {
     let reader: HTTP2StreamReader
-    let deadline: Date
 
     struct Timeout: Error {}
 
-    /// Gathers up to `max` bytes (fewer only at the body's end) under one time limit: a timer per
-    /// HTTP/2 frame would cost more than the bytes.
+    /// Up to `max` bytes (fewer only at the body's end).
     mutating func next(max: Int) async throws -> [UInt8] {
-        let left = deadline.timeIntervalSinceNow
-        guard left > 0 else { throw Timeout() }
-        let reader = reader
-        return try await withTimeLimit(left, error: Timeout()) { try await reader.read(upTo: max) }
+        try await reader.read(upTo: max)
+    }
+
+    /// What the next HTTP/2 frame brought (or its rest), up to `max` bytes.
+    mutating func nextBuffer(max: Int) async throws -> ByteBuffer? {
+        try await reader.nextSlice(max: max)
     }
 }

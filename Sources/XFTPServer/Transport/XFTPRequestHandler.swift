@@ -93,20 +93,38 @@ struct XFTPRequestHandler: Sendable {
         try await writer.data((try? Padding.pad(e.encoded, to: XFTPVersion.blockSize)) ?? [], endStream: true)
     }
 
-    /// `processRequest` + `sendXFTPResponse`.
+    /// `processRequest` + `sendXFTPResponse`. The request (its body's reads) is cancelled at the
+    /// deadline: a body that stalls ends there and the core answers TIMEOUT.
     private func process(_ head: [UInt8], session: XFTPServerSession, reader: HTTP2StreamReader, writer: HTTP2StreamWriter, deadline: Date) async throws {
-        let reply = await core.process(block: head, session: session, body: HTTP2RequestBody(reader: reader, deadline: deadline))
+        let core = core
+        let reply = await cancelling(at: deadline) {
+            await core.process(block: head, session: session, body: HTTP2RequestBody(reader: reader))
+        }
         try await writer.headers(HTTP2StreamWriter.ok, endStream: false)
         guard var file = reply.file else {
             return try await writer.data(reply.block, endStream: true)
         }
         try await writer.data(reply.block)
-        while true {
-            // A chunk that cannot be read ends the stream early; the client sees a short body.
-            let piece = try file.next(max: 65_536)
-            if piece.isEmpty { break }
+        let allocator = ByteBufferAllocator()
+        // A chunk that cannot be read ends the stream early; the client sees a short body.
+        while let piece = try file.next(max: 65_536, allocator: allocator) {
             try await writer.data(piece)
         }
         try await writer.end()
+    }
+}
+
+/// Runs `work` and cancels it at `deadline` if it is still running; its result is returned either
+/// way (a cancelled body read ends the request with TIMEOUT). One timer per request.
+func cancelling<R: Sendable>(at deadline: Date, _ work: @escaping @Sendable () async -> R) async -> R {
+    let task = Task { await work() }
+    return await withTaskGroup(of: Void.self) { group in
+        group.addTask {
+            try? await Task.sleep(for: .milliseconds(max(0, Int(deadline.timeIntervalSinceNow * 1000))))
+            if !Task.isCancelled { task.cancel() }
+        }
+        let r = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        group.cancelAll()
+        return r
     }
 }
