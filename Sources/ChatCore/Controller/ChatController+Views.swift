@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SMPAgent
 import SMPProtocol
+import SimplexStore
 
 /// Building the API's JSON types from chat database rows, and errors from agent errors.
 extension ChatController {
@@ -27,7 +28,7 @@ extension ChatController {
 
     /// A connection as negotiated: the peer's chat version range from its handshake message
     /// (ours until it arrives), the version both use, and PQ encryption as the agent reported it.
-    nonisolated func connection(_ r: Row) -> Connection {
+    nonisolated func connection(_ r: some ColumnReading) -> Connection {
         let peerMin: Int? = r["peer_chat_min_version"], peerMax: Int? = r["peer_chat_max_version"]
         let peer = peerMin.flatMap { lo in peerMax.map { ChatVersionRange(minVersion: lo, maxVersion: $0) } } ?? chatVRange
         let version = min(peer.maxVersion, chatVRange.maxVersion)
@@ -50,13 +51,13 @@ extension ChatController {
     }
 
     /// A stored profile, all of it (what the peer sent, or what the user set).
-    static func profile(_ r: Row, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> LocalProfile {
+    static func profile(_ r: some ColumnReading, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> LocalProfile {
         LocalProfile(profileId: r[prefix + "profile_id"], profile: publicProfile(r, prefix: prefix, preferences: preferences),
                      localAlias: (r[prefix + "local_alias"] as String?) ?? "")
     }
 
     /// `preferences`: how the preferences JSON is decoded (the controller's `decoded` cache on hot paths).
-    static func publicProfile(_ r: Row, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> Profile {
+    static func publicProfile(_ r: some ColumnReading, prefix: String = "", preferences: (String) -> Preferences? = ChatController.decodePreferences) -> Profile {
         Profile(displayName: r[prefix + "display_name"], fullName: r[prefix + "full_name"], shortDescr: r[prefix + "short_descr"],
                 image: r[prefix + "image"], contactLink: r[prefix + "contact_link"],
                 preferences: (r[prefix + "preferences"] as String?).flatMap(preferences),
@@ -76,7 +77,7 @@ extension ChatController {
     }
 
     /// A contact from its row (`withContactRow`); preferences decoded through `decoded`.
-    nonisolated func contact(_ r: Row, activeConn: Connection?) -> Contact {
+    nonisolated func contact(_ r: some ColumnReading, activeConn: Connection?) -> Contact {
         let contactId: Int64 = r["contact_id"]
         let chatTs: Double? = r["chat_ts"]
         let prefs = (r["user_preferences"] as String?).flatMap(decoded.preferences.decode) ?? Preferences()
@@ -94,7 +95,7 @@ extension ChatController {
     }
 
     /// The invitation a member sent us in x.grp.direct.inv (simplex-chat `GroupDirectInvitation`).
-    static func groupDirectInvitation(_ r: Row) -> GroupDirectInvitation? {
+    static func groupDirectInvitation(_ r: some ColumnReading) -> GroupDirectInvitation? {
         guard let link = r["grp_direct_inv_link"] as String? else { return nil }
         return GroupDirectInvitation(groupDirectInvLink: link, fromGroupId_: r["grp_direct_inv_from_group_id"],
                                      fromGroupMemberId_: r["grp_direct_inv_from_group_member_id"],
@@ -103,7 +104,7 @@ extension ChatController {
     }
 
     /// The link a prepared contact will connect through, until it does.
-    static func preparedContact(_ r: Row) -> PreparedContact? {
+    static func preparedContact(_ r: some ColumnReading) -> PreparedContact? {
         guard let full = r["prepared_conn_link"] as String?, let mode = (r["prepared_link_mode"] as String?).flatMap(ConnectionLinkMode.init(rawValue:))
         else { return nil }
         return PreparedContact(connLinkToConnect: CreatedConnLink(connFullLink: full, connShortLink: r["prepared_short_link"]), uiConnLinkType: mode)
@@ -133,7 +134,7 @@ extension ChatController {
     /// `deferred`: "sent" marks not written yet (ChatStore), shown as they will be stored.
     /// `has`: which of reactions, mentions and file exist (known from `withChatItemRow`; the
     /// others are queried).
-    nonisolated func chatItem(_ db: Database, _ r: Row, deferred: [Int64: String], has: ItemRelations = .unknown) throws -> ChatItem {
+    nonisolated func chatItem(_ db: Database, _ r: some ColumnReading, deferred: [Int64: String], has: ItemRelations = .unknown) throws -> ChatItem {
         let sent: Bool = r["item_sent"]
         let itemId: Int64 = r["chat_item_id"]
         let contentJSON: String = r["item_content"], statusJSON: String = r["item_status"]

@@ -279,6 +279,29 @@ enum ChatMigrations {
         m.registerMigration("m20261127d_auto_accept_member_contacts") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN auto_accept_member_contacts INTEGER NOT NULL DEFAULT 0")
         }
+        // Index upkeep per message (issue 16): a contact's item was entered in 12 indexes, 6 of them
+        // for groups or forwarding (with NULL keys) or on the status JSON text, each a page to write at
+        // commit, and a status change rewrote 5. Group and forwarding indexes now hold only the rows
+        // that have those columns (their queries and foreign keys all name the column with `=`, which
+        // a partial index serves); the indexes on the status text go, as its queries also compare the
+        // typed status (`item_status_type`). A contact's item: 5 indexes; a status change: 2.
+        m.registerMigration("m20261128_chat_item_index_upkeep") { db in
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS idx_chat_items_status;
+                DROP INDEX IF EXISTS idx_chat_items_group_status;
+                DROP INDEX IF EXISTS idx_chat_items_group;
+                CREATE INDEX idx_chat_items_group ON chat_items(group_id, chat_item_id) WHERE group_id IS NOT NULL;
+                DROP INDEX IF EXISTS idx_chat_items_group_shared;
+                CREATE INDEX idx_chat_items_group_shared ON chat_items(group_id, shared_msg_id) WHERE group_id IS NOT NULL;
+                DROP INDEX IF EXISTS idx_chat_items_group_status_type;
+                CREATE INDEX idx_chat_items_group_status_type ON chat_items(group_id, item_status_type) WHERE group_id IS NOT NULL;
+                DROP INDEX IF EXISTS idx_chat_items_group_scope;
+                CREATE INDEX idx_chat_items_group_scope ON chat_items(group_id, group_scope_group_member_id, chat_item_id) WHERE group_id IS NOT NULL;
+                DROP INDEX IF EXISTS idx_chat_items_forwarded_by_group_member_id;
+                CREATE INDEX idx_chat_items_forwarded_by_group_member_id ON chat_items(forwarded_by_group_member_id)
+                  WHERE forwarded_by_group_member_id IS NOT NULL;
+                """)
+        }
         return m
     }
 

@@ -115,8 +115,9 @@ extension Database {
     /// Marks a group's main chat read; support chats are read on their own (their counters stay).
     func readMainGroupChat(groupId: Int64, from new: String, to read: String) throws {
         try cachedStatement(sql: """
-            UPDATE chat_items SET item_status = ? WHERE group_id = ? AND item_status = ? AND group_scope_group_member_id IS NULL
-            """).execute(arguments: [read, groupId, new])
+            UPDATE chat_items SET item_status = ?
+            WHERE group_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ? AND group_scope_group_member_id IS NULL
+            """).execute(arguments: [read, groupId, new, new])
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SimplexStore
 
 /// Chat items and their reactions (simplex-chat Store/Messages.hs), named for what they do.
 /// Statuses, contents and deletion marks are stored as the API's JSON.
@@ -7,7 +8,7 @@ extension Database {
     /// An item's row, decoded in place (`decodeFirst`), with what else it has in the same
     /// statement: an item just stored or just delivered usually has no reactions, mentions or
     /// file, and its view then needs no query for them.
-    func withChatItemRow<T>(_ itemId: Int64, _ decode: (Row, ItemRelations) throws -> T) throws -> T? {
+    func withChatItemRow<T>(_ itemId: Int64, _ decode: (StatementColumns, ItemRelations) throws -> T) throws -> T? {
         try decodeFirst("""
             SELECT ci.*,
               EXISTS (SELECT 1 FROM chat_item_reactions r WHERE r.chat_item_id = ci.chat_item_id) AS item_has_reactions,
@@ -48,12 +49,19 @@ extension Database {
     }
 
     /// Received items of a chat from one status to another (`/_read chat`: rcvNew to rcvRead).
+    /// The status's type is compared too, so the typed-status index finds them (no index on the JSON text).
     func setChatItemsStatus(contactId: Int64? = nil, groupId: Int64? = nil, from: String, to: String) throws {
         if let contactId {
-            try cachedStatement(sql: "UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status = ?").execute(arguments: [to, contactId, from])
+            try cachedStatement(sql: """
+                UPDATE chat_items SET item_status = ?
+                WHERE contact_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ?
+                """).execute(arguments: [to, contactId, from, from])
         }
         if let groupId {
-            try cachedStatement(sql: "UPDATE chat_items SET item_status = ? WHERE group_id = ? AND item_status = ?").execute(arguments: [to, groupId, from])
+            try cachedStatement(sql: """
+                UPDATE chat_items SET item_status = ?
+                WHERE group_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ?
+                """).execute(arguments: [to, groupId, from, from])
         }
     }
 
@@ -135,7 +143,7 @@ extension Database {
     }
 
     /// A contact and its profile, with the user's global preferences (for merged preferences).
-    func withContactRow<T>(_ contactId: Int64, _ decode: (Row) throws -> T) throws -> T? {
+    func withContactRow<T>(_ contactId: Int64, _ decode: (StatementColumns) throws -> T) throws -> T? {
         try decodeFirst("""
             SELECT c.*, p.display_name, p.full_name, p.short_descr, p.image, p.contact_link, p.preferences, p.peer_type, p.local_alias,
               u.preferences AS user_global_preferences
@@ -145,7 +153,7 @@ extension Database {
     }
 
     /// The contact's newest connection (its `activeConn`), decoded in place (`decodeFirst`).
-    func withLatestContactConnectionRow<T>(_ contactId: Int64, _ decode: (Row) throws -> T) throws -> T? {
+    func withLatestContactConnectionRow<T>(_ contactId: Int64, _ decode: (StatementColumns) throws -> T) throws -> T? {
         try decodeFirst("SELECT * FROM connections WHERE contact_id = ? ORDER BY connection_id DESC LIMIT 1", [contactId], decode)
     }
 }

@@ -195,13 +195,21 @@ extension SMPAgent {
     }
 
     /// The connection's next pending message and the queue it goes to, in the caller's transaction.
-    private func nextToSend(_ db: Database, _ connId: String) throws -> Next {
+    /// `current`: the connection's current queue, when the caller knows it is (see `sent`).
+    private func nextToSend(_ db: Database, _ connId: String, current: SndQueueRecord? = nil) throws -> Next {
         guard let m = try db.nextPendingSndMessage(connId) else { return .idle }
         // A message for a given queue (QTEST) goes there; the rest to the current queue,
         // the one not replacing another (the old one until a switch completes).
         let named = try m.sndQueueId.flatMap { id in try db.sndQueue(id) }
-        guard let sq = try named ?? db.currentSndQueue(connId) else { return .idle }
+        guard let sq = try named ?? current ?? db.currentSndQueue(connId) else { return .idle }
         return .send(m, sq)
+    }
+
+    /// Whether sending `msg` leaves `sq` as the connection's current queue, as it was read for it:
+    /// a user message or receipts sent to the current queue change no queue (handshake and
+    /// queue-switch messages do, and so does a QTEST's queue becoming the current one).
+    private static func keepsCurrentQueue(_ msg: SndMessageRecord, _ sq: SndQueueRecord) -> Bool {
+        msg.sndQueueId == nil && sq.replaceSndQueueId == nil && (msg.msgType == .message || msg.msgType == .receipt)
     }
 
     /// A receipt now waits for the connection's next A_RCVD. The first after a quiet spell goes
@@ -302,7 +310,8 @@ extension SMPAgent {
             connected = try write { db -> Bool? in
                 try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
                 guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else {
-                    next = try self.nextToSend(db, msg.connId)
+                    // The queue this message went to is still the current one: not read again.
+                    next = try self.nextToSend(db, msg.connId, current: Self.keepsCurrentQueue(msg, sq) ? sq : nil)
                     return nil
                 }
                 switch msg.msgType {

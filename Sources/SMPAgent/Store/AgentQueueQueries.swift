@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SimplexStore
 
 /// Queries on queues, messages and connection states, named for what they do, so the agent's
 /// feature code holds no SQL.
@@ -50,8 +51,9 @@ extension Database {
 
     /// A connection's receiving queues, primary first.
     func rcvQueues(_ connId: String) throws -> [RcvQueueRecord] {
-        try RcvQueueRecord.fetchAll(cachedStatement(sql: "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC, rcv_queue_id"),
-                                    arguments: [connId])
+        try allRows(cachedStatement(sql: "SELECT * FROM rcv_queues WHERE conn_id = ? ORDER BY primary_queue DESC, rcv_queue_id"), [connId]) {
+            RcvQueueRecord(columns: $0)
+        }
     }
 
     func setRcvQueueStatus(_ rcvQueueId: Int64?, _ status: String) throws {
@@ -125,7 +127,7 @@ extension Database {
     }
 
     func sndQueues(_ connId: String) throws -> [SndQueueRecord] {
-        try SndQueueRecord.fetchAll(cachedStatement(sql: "SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id"), arguments: [connId])
+        try allRows(cachedStatement(sql: "SELECT * FROM snd_queues WHERE conn_id = ? ORDER BY snd_queue_id"), [connId]) { SndQueueRecord(columns: $0) }
     }
 
     /// The queue messages go to: the one not replacing another (the old one until a switch completes).

@@ -1,4 +1,5 @@
 import GRDB
+import SimplexStore
 
 /// Hot-path SQL through SQLite's prepared-statement cache: compiling a statement (with GRDB's
 /// authorizer reading every column) cost more per message than running it.
@@ -7,8 +8,10 @@ extension Database {
         try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
-    func one<R: FetchableRecord>(_ type: R.Type, _ sql: String, _ arguments: StatementArguments = []) throws -> R? {
-        try R.fetchOne(cachedStatement(sql: sql), arguments: arguments)
+    /// The first row as a record, read from the statement without a GRDB `Row` (whose per-query
+    /// set-up and cursor cost more than the agent's lookups themselves: agent-bench profile).
+    func one<R: ColumnDecodable>(_ type: R.Type, _ sql: String, _ arguments: StatementArguments = []) throws -> R? {
+        try firstRow(sql, arguments) { R(columns: $0) }
     }
 
     func connectionRecord(_ connId: String) throws -> ConnectionRecord? {
@@ -43,3 +46,14 @@ extension Database {
                   m.rcvQueueId])
     }
 }
+
+/// A record read by column index (Records/RowCoding.swift), from a `Row` or a statement's current row.
+protocol ColumnDecodable {
+    init(columns: some ColumnReading)
+}
+
+extension ConnectionRecord: ColumnDecodable {}
+extension RcvQueueRecord: ColumnDecodable {}
+extension SndQueueRecord: ColumnDecodable {}
+extension SndMessageRecord: ColumnDecodable {}
+extension RcvMessageRecord: ColumnDecodable {}

@@ -1,4 +1,5 @@
 import GRDB
+import SimplexStore
 
 /// What receiving a message needs of its connection's row, decoded while the row is the
 /// statement's current one (a copied GRDB row lowercases every column name on each lookup).
@@ -11,7 +12,7 @@ struct MessageConnection {
     var peerChatMinVersion: Int?
     var peerChatMaxVersion: Int?
 
-    init(row r: Row) {
+    init(row r: some ColumnReading) {
         agentConnId = r["agent_conn_id"]
         userId = r["user_id"]
         contactId = r["contact_id"]
@@ -22,12 +23,12 @@ struct MessageConnection {
 }
 
 extension Database {
-    /// The connection an agent message came on: its ids, and the whole row (copied) only for a
-    /// member's connection, whose handling reads many of its columns.
+    /// The connection an agent message came on: its ids, and the whole row only for a member's
+    /// connection, whose handling reads many of its columns (read again as a `Row` for that).
     func messageConnection(agentConnId: String) throws -> (MessageConnection, memberRow: Row?)? {
-        try decodeFirst("SELECT * FROM connections WHERE agent_conn_id = ?", [agentConnId]) { r in
-            let c = MessageConnection(row: r)
-            return (c, c.groupMemberId != nil ? r.copy() : nil)
-        }
+        let sql = "SELECT * FROM connections WHERE agent_conn_id = ?"
+        guard let c = try decodeFirst(sql, [agentConnId], { r in MessageConnection(row: r) }) else { return nil }
+        guard c.groupMemberId != nil else { return (c, nil) }
+        return (c, try Row.fetchOne(cachedStatement(sql: sql), arguments: [agentConnId]))
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import SimplexStore
 
 /// A row of `users`: one chat profile of this device. `user` is the API's User built from it.
 struct UserRecord: FetchableRecord, Equatable {
@@ -14,7 +15,7 @@ struct UserRecord: FetchableRecord, Equatable {
         self.init(row: row, preferences: ChatController.decodePreferences)
     }
 
-    init(row: Row, preferences: (String) -> Preferences?) {
+    init(row: some ColumnReading, preferences: (String) -> Preferences?) {
         userId = row["user_id"]
         localDisplayName = row["local_display_name"]
         profileId = row["profile_id"]

@@ -1,13 +1,18 @@
 import Foundation
 import GRDB
+import SimplexStore
 
 // Hand-written row decoding and encoding for the records read and written on every message.
 // GRDB's Codable path converts each column name between snake_case and camelCase per row, which
 // cost more than the SQL itself. Decoding is by column index: these records are always fetched
-// with `SELECT *`, whose order is the table's, and migrations only ever append columns.
+// with `SELECT *`, whose order is the table's, and migrations only ever append columns. The same
+// decoder reads a GRDB `Row` and, on the per-message queries (`Database.one`), the statement's
+// current row without making a `Row` (StatementColumns).
 
 extension ConnectionRecord {
-    init(row: Row) throws {
+    init(row: Row) throws { self.init(columns: row) }
+
+    init(columns row: some ColumnReading) {
         connId = row[0]
         connMode = row[1]
         initiator = row[2]
@@ -45,7 +50,9 @@ extension ConnectionRecord {
 }
 
 extension RcvQueueRecord {
-    init(row: Row) throws {
+    init(row: Row) throws { self.init(columns: row) }
+
+    init(columns row: some ColumnReading) {
         rcvQueueId = row[0]
         connId = row[1]
         server = row[2]
@@ -66,7 +73,9 @@ extension RcvQueueRecord {
 }
 
 extension SndQueueRecord {
-    init(row: Row) throws {
+    init(row: Row) throws { self.init(columns: row) }
+
+    init(columns row: some ColumnReading) {
         sndQueueId = row[0]
         connId = row[1]
         server = row[2]
@@ -84,7 +93,9 @@ extension SndQueueRecord {
 }
 
 extension SndMessageRecord {
-    init(row: Row) throws {
+    init(row: Row) throws { self.init(columns: row) }
+
+    init(columns row: some ColumnReading) {
         connId = row[0]
         internalId = row[1]
         internalSndId = row[2]
@@ -112,7 +123,9 @@ extension SndMessageRecord {
 }
 
 extension RcvMessageRecord {
-    init(row: Row) throws {
+    init(row: Row) throws { self.init(columns: row) }
+
+    init(columns row: some ColumnReading) {
         connId = row[0]
         internalId = row[1]
         externalSndId = row[2]
