@@ -28,6 +28,16 @@ public struct StatementColumns: ColumnReading {
         return v
     }
 
+    /// The whole current row as a GRDB `Row` that outlives the statement's step (for a caller
+    /// that reads many of its columns later), without running the query again.
+    public func copiedRow() -> Row {
+        var values: [String: (any DatabaseValueConvertible)?] = [:]
+        for (i, name) in statement.columnNames.enumerated() {
+            values[name] = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(i))
+        }
+        return Row(values)
+    }
+
     /// -1 for a column the statement does not have (nil for an optional, as `Row` reads it).
     private func index(_ name: String) -> Int {
         statement.index(ofColumn: name) ?? -1

@@ -59,4 +59,17 @@ import Testing
             #expect(try db.firstRow(statement, []) { Decoded($0) } == rows.first)
         }
     }
+
+    /// A copied row keeps every column by name after the statement moved on.
+    @Test func copiedRowOutlivesTheStep() throws {
+        let q = try database()
+        try q.read { db in
+            let copies = try db.allRows(db.cachedStatement(sql: "SELECT * FROM t ORDER BY id"), []) { $0.copiedRow() }
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM t ORDER BY id")
+            #expect(copies.count == 2)
+            for (copy, row) in zip(copies, rows) {
+                for name in row.columnNames { #expect(copy[name] as DatabaseValue == row[name] as DatabaseValue) }
+            }
+        }
+    }
 }

@@ -23,12 +23,12 @@ struct MessageConnection {
 }
 
 extension Database {
-    /// The connection an agent message came on: its ids, and the whole row only for a member's
-    /// connection, whose handling reads many of its columns (read again as a `Row` for that).
+    /// The connection an agent message came on: its ids, and the whole row (copied) only for a
+    /// member's connection, whose handling reads many of its columns.
     func messageConnection(agentConnId: String) throws -> (MessageConnection, memberRow: Row?)? {
-        let sql = "SELECT * FROM connections WHERE agent_conn_id = ?"
-        guard let c = try decodeFirst(sql, [agentConnId], { r in MessageConnection(row: r) }) else { return nil }
-        guard c.groupMemberId != nil else { return (c, nil) }
-        return (c, try Row.fetchOne(cachedStatement(sql: sql), arguments: [agentConnId]))
+        try decodeFirst("SELECT * FROM connections WHERE agent_conn_id = ?", [agentConnId]) { r in
+            let c = MessageConnection(row: r)
+            return (c, c.groupMemberId != nil ? r.copiedRow() : nil)
+        }
     }
 }
