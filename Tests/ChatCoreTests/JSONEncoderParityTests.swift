@@ -40,6 +40,42 @@ import Testing
         return samples.count
     }
 
+    /// Fragments of recurring values (user, profile, connection, merged preferences) written from
+    /// the memo give the oracle's bytes, the first time and every time after.
+    @Test func memoizedFragmentsGiveTheSameBytes() throws {
+        let memo = JSONFragmentMemo()
+        for round in 0..<2 {
+            for (i, json) in RTSamples.events.enumerated() {
+                let v = APIResult<ChatEvent>.result(try ChatJSON.decode(ChatEvent.self, from: json))
+                #expect(try JSONWriterEncoder.encode(v, memo: memo) == (try Self.oracle(v)), "round \(round), event \(i)")
+            }
+            for (i, json) in RTSamples.responses.enumerated() {
+                let v = APIResult<ChatResponse>.result(try ChatJSON.decode(ChatResponse.self, from: json))
+                #expect(try JSONWriterEncoder.encode(v, memo: memo) == (try Self.oracle(v)), "round \(round), response \(i)")
+            }
+        }
+        #expect(memo.count > 3)
+    }
+
+    /// A value that changed is encoded anew, never written from the fragment of its old form.
+    @Test func changedValueIsNotWrittenFromTheMemo() throws {
+        struct Event: Encodable { var user: User; var contact: Contact }
+        let memo = JSONFragmentMemo()
+        var e = Event(user: try ChatJSON.decode(User.self, from: Fx.user), contact: try ChatJSON.decode(Contact.self, from: Fx.contact))
+        #expect(try JSONWriterEncoder.encode(e, memo: memo) == (try Self.oracle(e)))
+        let kept = memo.count
+        #expect(kept >= 3)
+        #expect(try JSONWriterEncoder.encode(e, memo: memo) == (try Self.oracle(e)))
+        #expect(memo.count == kept)
+        e.user.localDisplayName = "alice2"
+        e.contact.activeConn?.authErrCounter += 1
+        e.contact.profile.displayName = "bob2"
+        let changed = try JSONWriterEncoder.encode(e, memo: memo)
+        #expect(changed == (try Self.oracle(e)))
+        #expect(String(decoding: changed, as: UTF8.self).contains(#""localDisplayName":"alice2""#))
+        #expect(memo.count > kept)
+    }
+
     /// Every ChatResponse, ChatEvent, error and CIContent sample of the API round-trip tests.
     @Test func apiSamplesMatchJSONEncoder() throws {
         var n = 0

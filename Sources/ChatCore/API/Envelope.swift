@@ -30,7 +30,16 @@ extension APIResult: Encodable where R: Encodable {
 
     /// Compact JSON.
     public func jsonString() -> String {
-        (try? ChatJSON.string(self)) ?? #"{"error":{"type":"error","errorType":{"type":"internalError","message":"encoding"}}}"#
+        (try? ChatJSON.string(self)) ?? Self.encodingFailure
+    }
+
+    /// `jsonString`, with the recurring values `memo` keeps written from it (the same bytes).
+    func jsonString(memo: JSONFragmentMemo) -> String {
+        (try? ChatJSON.string(self, memo: memo)) ?? Self.encodingFailure
+    }
+
+    private static var encodingFailure: String {
+        #"{"error":{"type":"error","errorType":{"type":"internalError","message":"encoding"}}}"#
     }
 }
 
@@ -104,6 +113,10 @@ extension ChatResponse {
     public func resultJSONString() -> String {
         APIResult<ChatResponse>.result(self).jsonString()
     }
+
+    func resultJSONString(memo: JSONFragmentMemo) -> String {
+        APIResult<ChatResponse>.result(self).jsonString(memo: memo)
+    }
 }
 
 extension ChatEvent {
@@ -115,6 +128,10 @@ extension ChatEvent {
     /// The C API form, `{"result": <event>}`.
     public func resultJSONString() -> String {
         APIResult<ChatEvent>.result(self).jsonString()
+    }
+
+    func resultJSONString(memo: JSONFragmentMemo) -> String {
+        APIResult<ChatEvent>.result(self).jsonString(memo: memo)
     }
 }
 

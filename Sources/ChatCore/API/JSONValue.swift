@@ -79,6 +79,16 @@ public enum ChatJSON {
         String(decoding: try JSONWriterEncoder.encode(value), as: UTF8.self)
     }
 
+    /// `string`, writing the values `memo` keeps from it (the same bytes).
+    public static func string<T: Encodable>(_ value: T, memo: JSONFragmentMemo) throws -> String {
+        String(decoding: try JSONWriterEncoder.encode(value, memo: memo), as: UTF8.self)
+    }
+
+    /// `encode`, writing the values `memo` keeps from it (the same bytes).
+    public static func encode<T: Encodable>(_ value: T, memo: JSONFragmentMemo) throws -> Data {
+        Data(try JSONWriterEncoder.encode(value, memo: memo))
+    }
+
     /// Decodes UTF-8 JSON text.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try JSONDecoder().decode(type, from: data)

@@ -105,7 +105,7 @@ public actor ChatController {
     /// task, outside the actor).
     public nonisolated func send(_ command: String) async -> String {
         switch await execute(command) {
-        case .success(let r): return r.resultJSONString()
+        case .success(let r): return r.resultJSONString(memo: events.memo)
         case .failure(let e): return e.errorJSONString()
         }
     }

@@ -14,6 +14,9 @@ final class EventQueue: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// JSON of the user, profiles, connections and preferences that recur in every event; the
+    /// controller's answers to commands use it too.
+    let memo = JSONFragmentMemo()
 
     func push(_ event: ChatEvent) {
         let waiter = state.withLockedValue { s -> CheckedContinuation<ChatEvent?, Never>? in
@@ -27,7 +30,7 @@ final class EventQueue: Sendable {
 
     /// The next event as `{"result": <event>}`, waiting up to `timeout` seconds; nil when none came.
     func pop(timeout: Double) async -> String? {
-        await popEvent(timeout: timeout)?.resultJSONString()
+        await popEvent(timeout: timeout)?.resultJSONString(memo: memo)
     }
 
     func popEvent(timeout: Double) async -> ChatEvent? {

@@ -22,11 +22,14 @@ final class JSONWriterEncoder: Encoder {
     private var keyPath: [any CodingKey] = []
     /// A child encoder kept for reuse once its value has been taken (values are encoded one at a time).
     private var spare: JSONWriterEncoder?
+    /// Fragments of recurring values, shared down the tree (nil: every value is encoded).
+    private var memo: JSONFragmentMemo?
 
     init(sink: JSONNode, parent: JSONWriterEncoder?, key: (any CodingKey)?) {
         self.sink = sink
         self.parent = parent
         self.key = key
+        self.memo = parent?.memo
     }
 
     var codingPath: [any CodingKey] {
@@ -45,9 +48,11 @@ final class JSONWriterEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// Encodes a whole value: the bytes JSONEncoder would give.
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    /// With `memo`, values it keeps are written from (and into) it: the same bytes.
+    static func encode<T: Encodable>(_ value: T, memo: JSONFragmentMemo? = nil) throws -> [UInt8] {
         let root = JSONNode(kind: .array)
         let encoder = JSONWriterEncoder(sink: root, parent: nil, key: nil)
+        encoder.memo = memo
         if try !JSONTextWriter.writeIfScalar(value, into: &root.bytes, path: []) {
             try value.encode(to: encoder)
         } else {
@@ -82,9 +87,26 @@ final class JSONWriterEncoder: Encoder {
             node.members.append(.init(key: name, value: .bytes(start, node.bytes.count)))
             return
         }
+        let memoized = memo != nil && JSONFragmentMemo.keeps(T.self)
+        if memoized, let fragment = memo?.fragment(value) {
+            node.bytes.append(contentsOf: fragment)
+            node.members.append(.init(key: name, value: .bytes(start, node.bytes.count)))
+            return
+        }
         var child = takeChild(sink: node, key: codingKey(), path: path)
         defer { giveBack(&child) }
         try value.encode(to: child)
+        // The value's object at the depth it has here (the root is 1), written once and kept.
+        if memoized, case .node(let n) = child.storage, let memo {
+            var fragment: [UInt8] = []
+            if (try? n.write(into: &fragment, depth: codingPath.count + path.count + 2)) != nil {
+                memo.remember(value, fragment)
+                let at = node.bytes.count
+                node.bytes.append(contentsOf: fragment)
+                node.members.append(.init(key: name, value: .bytes(at, node.bytes.count)))
+                return
+            }
+        }
         switch child.storage {
         case .empty: node.members.append(.init(key: name, value: .node(JSONNode(kind: .object))))
         case .scalar(let s, let e): node.members.append(.init(key: name, value: .bytes(s, e)))
