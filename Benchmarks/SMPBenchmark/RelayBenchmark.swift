@@ -27,6 +27,9 @@ enum RelayBenchmark {
         let setupSeconds: Double
         /// Process CPU (relay and both clients, all threads) per delivery in the measured window.
         let cpuMicrosPerDelivery: Double
+        /// Transport blocks the relay read and wrote per delivery in the measured window (the
+        /// reference's framing makes 5: SEND, its OK, MSG, ACK, its OK).
+        let blocksPerDelivery: Double
         var deliveriesPerSecond: Double { Double(deliveries) / seconds }
     }
 
@@ -136,9 +139,9 @@ enum RelayBenchmark {
 
         await sleep(seconds: warmup)
         latencies.setRecording(true)
-        let c0 = delivered.value, t0 = nowNanos(), cpu0 = processCPUMicros()
+        let c0 = delivered.value, t0 = nowNanos(), cpu0 = processCPUMicros(), b0 = server.blockStatistics
         await sleep(seconds: duration)
-        let c1 = delivered.value, t1 = nowNanos(), cpu1 = processCPUMicros()
+        let c1 = delivered.value, t1 = nowNanos(), cpu1 = processCPUMicros(), b1 = server.blockStatistics
         latencies.setRecording(false)
 
         // Stop sending and let what is in flight arrive, then tear down.
@@ -156,7 +159,8 @@ enum RelayBenchmark {
         let p = latencies.percentiles()
         return Result(queues: n, deliveries: c1 - c0, seconds: Double(t1 - t0) / 1e9, p50: p?.p50 ?? .nan, p99: p?.p99 ?? .nan,
                       samples: p?.count ?? 0, errors: errors.value, firstError: firstError.withLockedValue { $0 }, setupSeconds: setupSeconds,
-                      cpuMicrosPerDelivery: (cpu1 - cpu0) / Double(max(1, c1 - c0)))
+                      cpuMicrosPerDelivery: (cpu1 - cpu0) / Double(max(1, c1 - c0)),
+                      blocksPerDelivery: Double(b1.received - b0.received + b1.sent - b0.sent) / Double(max(1, c1 - c0)))
     }
 }
 

@@ -132,6 +132,7 @@ struct SMPBench: AsyncParsableCommand {
             let runs = relayQueues.map { ($0, relayWindow, "\($0)") } + [(relayQueues.first ?? 100, 1, "\(relayQueues.first ?? 100)*")]
             var bestDeliveries = 0.0
             var cpuPerDelivery: [(String, Double)] = []
+            var blocksPerDelivery: [(String, Double)] = []
             for (n, window, label) in runs {
                 let r = try await RelayBenchmark.run(queues: n, window: window, bodySize: bodySize, storeLog: storeLog,
                                                      warmup: warmup, duration: seconds, serverGroup: serverGroup, group: group)
@@ -139,6 +140,7 @@ struct SMPBench: AsyncParsableCommand {
                 if window > 1 {
                     bestDeliveries = max(bestDeliveries, r.deliveriesPerSecond)
                     cpuPerDelivery.append((label, r.cpuMicrosPerDelivery))
+                    blocksPerDelivery.append((label, r.blocksPerDelivery))
                 }
                 let ratioText = window == 1 ? "-" : format(ratio, 3) + (ratio >= 0.5 ? " met" : " MISSED")
                 print("   " + pad(label, 8) + pad(format(r.deliveriesPerSecond), 14)
@@ -160,6 +162,9 @@ struct SMPBench: AsyncParsableCommand {
             // CPU per delivery hardly moves when other work shares the machine, unlike the rate.
             print("     process CPU per delivery (relay and both clients): "
                   + cpuPerDelivery.map { "\($0.0) queues \(format($0.1)) us = \(format($0.1 / floor.totalMicros, 2))x the floor" }.joined(separator: ", "))
+            // The floor counts 5 blocks per delivery; commands and responses sharing blocks make fewer.
+            print("     transport blocks per delivery (relay's reads and writes; the floor counts 5): "
+                  + blocksPerDelivery.map { "\($0.0) queues \(format($0.1, 2))" }.joined(separator: ", "))
             print("     (for comparison: this build's whole transport stack costs ~\(format(floor.echoDerivedTransportMicros)) us"
                   + " per delivery's 5 blocks, from the echo rate)")
         }

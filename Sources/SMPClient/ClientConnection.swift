@@ -5,7 +5,9 @@ import SMPProtocol
 import SMPTransport
 
 /// One live transport connection to a relay: correlates responses with commands by corrId and
-/// hands everything else (MSG, END, NMSG) to `onEvent`. Thread-safe.
+/// hands everything else (MSG, END, NMSG) to `onEvent`. Thread-safe. Commands sent by any callers
+/// at about the same time share blocks: they wait in an outbox that the event loop packs into as
+/// few blocks as they fit when it next runs (docs/protocol-notes.md, SMP, "Batching").
 final class ClientConnection: Sendable {
     struct Session: Sendable {
         let version: UInt16
@@ -40,9 +42,15 @@ final class ClientConnection: Sendable {
 
     private struct Pending {
         let promise: EventLoopPromise<BrokerMessage>
-        /// Armed on the event loop with the write (nil until then).
-        var timeout: Scheduled<Void>?
+        /// When the command fails with `.timeout` if still unanswered.
+        let deadline: NIODeadline
         let answerIsEvent: Bool
+    }
+
+    /// Encoded transmissions waiting for the event loop, and whether a drain is queued there.
+    private struct Outbox {
+        var transmissions: [[UInt8]] = []
+        var drainQueued = false
     }
 
     let channel: Channel
@@ -50,14 +58,17 @@ final class ClientConnection: Sendable {
     /// DH keys of our X25519 queue keys with this session's server key.
     private let authenticatorKeys = AuthenticatorKeyCache(limit: 1024)
     private let pending = NIOLockedValueBox<[[UInt8]: Pending]>([:])
-    /// A flush is queued on the event loop: writes queued before it go out with it.
-    private let flushQueued = NIOLockedValueBox(false)
+    private let outbox = NIOLockedValueBox(Outbox())
+    /// The connection's one timeout timer, armed for the earliest deadline of the commands
+    /// waiting (a timer per command cost a scheduled task, its allocation and its cancellation).
+    private let timer: NIOLoopBoundBox<Scheduled<Void>?>
     private let onEvent: @Sendable (_ entityId: [UInt8], _ message: BrokerMessage) -> Void
 
     init(channel: Channel, session: Session, onEvent: @escaping @Sendable ([UInt8], BrokerMessage) -> Void) {
         self.channel = channel
         self.session = session
         self.onEvent = onEvent
+        timer = .makeEmptyBox(valueType: Scheduled<Void>.self, eventLoop: channel.eventLoop)
     }
 
     /// Sends the commands in as few blocks as they fit and waits for all responses. Each result
@@ -85,8 +96,8 @@ final class ClientConnection: Sendable {
     /// `send`, with unparseable responses kept apart.
     func sendDetailed(_ commands: [Command], timeout: Double) async -> [Result<BrokerMessage, DetailedError>] {
         var transmissions: [[UInt8]] = []
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1e9))
         var futures: [Result<EventLoopFuture<BrokerMessage>, SMPClientError>] = []
-        var corrIds: [[UInt8]] = []
         transmissions.reserveCapacity(commands.count)
         let params = session.params
         for c in commands {
@@ -103,8 +114,7 @@ final class ClientConnection: Sendable {
                 let t = try RawTransmission(authorization: auth, corrId: corrId, entityId: c.entityId, body: body).encoded(params)
                 guard TransmissionBatch.cost(of: t) <= TransmissionBatch.capacity else { throw SMPClientError.transport(.largeMessage) }
                 let promise = channel.eventLoop.makePromise(of: BrokerMessage.self)
-                pending.withLockedValue { $0[corrId] = Pending(promise: promise, timeout: nil, answerIsEvent: c.answerIsEvent) }
-                corrIds.append(corrId)
+                pending.withLockedValue { $0[corrId] = Pending(promise: promise, deadline: deadline, answerIsEvent: c.answerIsEvent) }
                 transmissions.append(t)
                 futures.append(.success(promise.futureResult))
             } catch let e as SMPClientError {
@@ -113,21 +123,7 @@ final class ClientConnection: Sendable {
                 futures.append(.failure(.unexpectedResponse("cannot encode command: \(error)")))
             }
         }
-        if !transmissions.isEmpty {
-            do {
-                let blocks = try TransmissionBatch.blocks(transmissions)
-                let timeoutNanos = Int64(timeout * 1e9)
-                // One hop to the event loop for the timers and the writes, instead of one for each.
-                let loop = channel.eventLoop
-                if loop.inEventLoop {
-                    write(blocks, corrIds: corrIds, timeoutNanos: timeoutNanos)
-                } else {
-                    loop.execute { [self] in write(blocks, corrIds: corrIds, timeoutNanos: timeoutNanos) }
-                }
-            } catch {
-                failAll(.network("cannot batch commands: \(error)"))
-            }
-        }
+        if !transmissions.isEmpty { enqueue(transmissions) }
         var results: [Result<BrokerMessage, DetailedError>] = []
         results.reserveCapacity(futures.count)
         for f in futures {
@@ -149,29 +145,54 @@ final class ClientConnection: Sendable {
         return results
     }
 
-    /// On the event loop: arms the commands' timeouts, writes their blocks and queues a flush,
-    /// so that commands sent at about the same time share one socket write.
-    private func write(_ blocks: [[UInt8]], corrIds: [[UInt8]], timeoutNanos: Int64) {
-        for corrId in corrIds {
-            let task = channel.eventLoop.scheduleTask(in: .nanoseconds(timeoutNanos)) { [weak self] in
-                _ = self?.complete(corrId: corrId, with: .failure(SMPClientError.timeout))
-            }
-            let answered = pending.withLockedValue { p -> Bool in
-                guard p[corrId] != nil else { return true }
-                p[corrId]!.timeout = task
-                return false
-            }
-            if answered { task.cancel() }
+    /// Adds transmissions to the outbox and queues a drain on the event loop unless one is queued:
+    /// whatever other callers add before it runs goes out in the same blocks and the same flush.
+    private func enqueue(_ transmissions: [[UInt8]]) {
+        let queue = outbox.withLockedValue { o -> Bool in
+            o.transmissions += transmissions
+            defer { o.drainQueued = true }
+            return !o.drainQueued
         }
-        for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
-        let queue = flushQueued.withLockedValue { q in
-            defer { q = true }
-            return !q
+        if queue { channel.eventLoop.execute { [self] in drain() } }
+    }
+
+    /// On the event loop: packs the outbox into blocks, writes and flushes them, and arms the
+    /// timeout timer if it is not armed.
+    private func drain() {
+        let transmissions = outbox.withLockedValue { o -> [[UInt8]] in
+            o.drainQueued = false
+            defer { o.transmissions = [] }
+            return o.transmissions
         }
-        guard queue else { return }
-        channel.eventLoop.execute { [self] in
-            flushQueued.withLockedValue { $0 = false }
-            channel.flush()
+        guard !transmissions.isEmpty else { return }
+        do {
+            for block in try TransmissionBatch.blocks(transmissions) { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
+        } catch {
+            // Each transmission fits a block (checked when encoded), so packing them cannot fail.
+            failAll(.network("cannot batch commands: \(error)"))
+            return
+        }
+        channel.flush()
+        if timer.value == nil { armTimer() }
+    }
+
+    /// Arms the timer for the earliest deadline of the waiting commands (none: not armed). When it
+    /// fires, the commands past their deadline fail with `.timeout` and it is armed again.
+    private func armTimer() {
+        let earliest = pending.withLockedValue { p in p.values.lazy.map(\.deadline).min() }
+        guard let earliest else {
+            timer.value = nil
+            return
+        }
+        timer.value = channel.eventLoop.scheduleTask(deadline: earliest) { [weak self] in
+            guard let self else { return }
+            let now = NIODeadline.now()
+            let expired = pending.withLockedValue { p -> [Pending] in
+                let keys = p.filter { $0.value.deadline <= now }.map(\.key)
+                return keys.compactMap { p.removeValue(forKey: $0) }
+            }
+            for e in expired { e.promise.fail(SMPClientError.timeout) }
+            armTimer()
         }
     }
 
@@ -207,7 +228,6 @@ final class ClientConnection: Sendable {
     @discardableResult
     private func complete(corrId: [UInt8], with result: Result<BrokerMessage, any Error>) -> Bool {
         guard let p = pending.withLockedValue({ $0.removeValue(forKey: corrId) }) else { return false }
-        p.timeout?.cancel()
         p.promise.completeWith(result)
         return p.answerIsEvent
     }
@@ -218,10 +238,7 @@ final class ClientConnection: Sendable {
             defer { p.removeAll() }
             return Array(p.values)
         }
-        for p in all {
-            p.timeout?.cancel()
-            p.promise.fail(error)
-        }
+        for p in all { p.promise.fail(error) }
     }
 
     func close() { channel.close(promise: nil) }

@@ -92,6 +92,11 @@ public final class SMPRelayServer: Sendable {
         (processor.stats.queuesCreated.current, processor.stats.messagesReceived.current, processor.stats.messagesDelivered.current)
     }
 
+    /// Transport blocks read from and written to clients since start (smp-bench: blocks per delivery).
+    public var blockStatistics: (received: Int, sent: Int) {
+        (processor.stats.blocksReceived.current, processor.stats.blocksSent.current)
+    }
+
     /// Private routing totals: RFWD executed as destination, PKEY sessions and PRES forwards served as proxy.
     public var proxyStatistics: (forwardedIn: Int, proxySessions: Int, proxyForwards: Int) {
         (processor.stats.messagesForwardedIn.current, processor.stats.proxySessions.current, processor.stats.proxyForwards.current)

@@ -18,6 +18,8 @@ struct Outgoing: Sendable {
 final class ServerClient: @unchecked Sendable {
     let channel: Channel
     let params: TransmissionParams
+    /// Where the blocks written are counted.
+    private let stats: ServerStats?
     var version: UInt16 { params.version }
     var subscriptions: Set<ID24> = []
     var notifierSubscriptions: Set<ID24> = []
@@ -30,9 +32,10 @@ final class ServerClient: @unchecked Sendable {
     /// thread at `serverClientConcurrency`, which stops reading from its socket).
     private let proxyWork = NIOLockedValueBox((inFlight: 0, paused: false))
 
-    init(channel: Channel, params: TransmissionParams) {
+    init(channel: Channel, params: TransmissionParams, stats: ServerStats? = nil) {
         self.channel = channel
         self.params = params
+        self.stats = stats
     }
 
     convenience init(channel: Channel, sessionId: [UInt8], version: UInt16) {
@@ -99,6 +102,7 @@ final class ServerClient: @unchecked Sendable {
     private static func large(_ t: [UInt8]) -> [UInt8] { [UInt8(truncatingIfNeeded: t.count >> 8), UInt8(truncatingIfNeeded: t.count)] + t }
 
     private func write(_ blocks: [[UInt8]], flush: Bool) {
+        stats?.blocksSent.add(blocks.count)
         for (i, block) in blocks.enumerated() {
             let buffer = channel.allocator.buffer(bytes: block)
             if flush, i == blocks.count - 1 {

@@ -5,8 +5,10 @@ import SMPProtocol
 /// Upper handler of a relay connection once the transport handshake is done: each inbound
 /// block's transmissions are processed in order and their responses batched back into blocks,
 /// as the reference's `receive`/`send` threads do. A malformed block or transmission gets ERR
-/// and the connection carries on. Responses to the blocks of one socket read are flushed once,
-/// when the read is done: one write for a burst of commands instead of one per block.
+/// and the connection carries on. The responses to all blocks of one socket read are packed
+/// together when the read is done and flushed once: the reference answers each block with its
+/// own block, a 16 KB block to encrypt, write and open for a few OKs (docs/protocol-notes.md,
+/// SMP, "Batching").
 final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -14,8 +16,9 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let processor: CommandProcessor
     private let session: ConnectionSession
     private var client: ServerClient?
-    /// Responses written in this read burst and not yet flushed.
-    private var unflushed = false
+    /// Responses (in order) and messages to send after them, of the blocks of this socket read.
+    private var responses: [Outgoing] = []
+    private var messages: [Outgoing] = []
 
     init(processor: CommandProcessor, session: ConnectionSession) {
         self.processor = processor
@@ -23,24 +26,21 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        client = ServerClient(channel: context.channel, params: session.params)
+        client = ServerClient(channel: context.channel, params: session.params, stats: processor.stats)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let client else { return }
+        processor.stats.blocksReceived.add(1)
         var buffer = unwrapInboundIn(data)
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         let transmissions: [[UInt8]]
         do {
             transmissions = try TransmissionBatch.split(block: bytes)
         } catch {
-            client.send([Outgoing(corrId: [], entityId: [], message: .err(.block))], flush: false)
-            unflushed = true
+            responses.append(Outgoing(corrId: [], entityId: [], message: .err(.block)))
             return
         }
-        var responses: [Outgoing] = []
-        var messages: [Outgoing] = []
-        responses.reserveCapacity(transmissions.count)
         for raw in transmissions {
             let parsed: RawTransmission.Parsed
             do {
@@ -53,22 +53,21 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             if let response { responses.append(response) }
             if let message { messages.append(message) }
         }
-        // As the reference's `send`: up to 4 responses share a block with the first message;
-        // the other messages go one per block after them.
-        if responses.isEmpty, messages.isEmpty { return }
-        if let first = messages.first, responses.count <= 4 {
-            client.send(responses + [first], flush: false)
-            client.sendSeparately(Array(messages.dropFirst()), flush: false)
-        } else {
-            client.send(responses, flush: false)
-            client.sendSeparately(messages, flush: false)
-        }
-        unflushed = true
     }
 
+    /// Writes what the read's blocks answered and flushes it. As the reference's `send`: up to 4
+    /// responses share a block with the first message; the other messages go one per block after them.
     func channelReadComplete(context: ChannelHandlerContext) {
-        if unflushed {
-            unflushed = false
+        if let client, !responses.isEmpty || !messages.isEmpty {
+            if let first = messages.first, responses.count <= 4 {
+                client.send(responses + [first], flush: false)
+                client.sendSeparately(Array(messages.dropFirst()), flush: false)
+            } else {
+                client.send(responses, flush: false)
+                client.sendSeparately(messages, flush: false)
+            }
+            responses.removeAll(keepingCapacity: true)
+            messages.removeAll(keepingCapacity: true)
             context.channel.flush()
         }
         context.fireChannelReadComplete()

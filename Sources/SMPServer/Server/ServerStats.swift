@@ -10,6 +10,10 @@ final class ServerStats: Sendable {
     let messagesForwardedIn = Counter()
     let proxySessions = Counter()
     let proxyForwards = Counter()
+    /// Transport blocks read from and written to clients (each costs a 16 KB seal and open
+    /// whatever it carries, so blocks per message is what batching saves).
+    let blocksReceived = Counter()
+    let blocksSent = Counter()
 
     final class Counter: Sendable {
         private let value = NIOLockedValueBox(0)
