@@ -102,19 +102,24 @@ extension SMPAgent {
     /// Decrypts on a copy of the connection's ratchet (loaded from the database when not
     /// cached). Nil when anything fails: the actor then decrypts, and handles the failure.
     private nonisolated func decryptOnSnapshot(_ connId: String, _ enc: [UInt8]) -> RatchetDecrypted? {
-        // In a database access: a state loaded here is the committed one of its epoch.
-        guard let (cached, epoch) = try? store.read({ db in
-            let (r, epoch) = ratchets.snapshot(connId)
-            return (try r ?? Self.loadRatchet(db, connId, into: ratchets), epoch)
-        }) else { return nil }
+        guard let (cached, epoch) = try? ratchetSnapshot(connId) else { return nil }
         var ratchet = cached
         guard let plain = try? ratchet.decrypt(enc), let message = try? AgentMessage.decode(plain),
               let state = try? ratchet.serialized() else { return nil }
         return RatchetDecrypted(before: cached, after: ratchet, afterState: Data(state), plain: plain, message: message, epoch: epoch)
     }
 
-    /// Off the actor: commits a user message (A_MSG) or receipts (A_RCVD) on an established
-    /// connection whose ratchet the lane decrypted with, in one transaction, as the actor would
+    /// The connection's committed ratchet and the count of its last change, read together in
+    /// a database access (a state loaded from the file there is the one of that count).
+    nonisolated func ratchetSnapshot(_ connId: String) throws(AgentError) -> (PQRatchet, UInt64) {
+        try store.read { db in
+            let (r, epoch) = ratchets.snapshot(connId)
+            return (try r ?? Self.loadRatchet(db, connId, into: ratchets), epoch)
+        }
+    }
+
+    /// Off the actor: commits a user message (A_MSG) or receipts (A_RCVD) on an active
+    /// connection (the actor's handshake steps load and save ratchets unchecked) whose ratchet the lane decrypted with, in one transaction, as the actor would
     /// (`agentMessage`); the actor then only reports it. Anything else (other messages, a
     /// queue or ratchet changed since the lane read them, a connection re-synchronizing, a
     /// duplicate, a database failure) writes nothing and returns false: the actor processes it.
@@ -140,7 +145,8 @@ extension SMPAgent {
                 guard ratchets.epoch(connId) == d.epoch,
                       try db.rcvQueue(server: server, rcvId: m.recipientId) == prepared.rq,
                       try db.rcvMessage(connId, brokerId: m.msgId) == nil,
-                      var conn = try db.connectionRecord(connId), [.ok, .started].contains(conn.ratchetSyncState) else { return nil }
+                      var conn = try db.connectionRecord(connId), conn.status == .active,
+                      [.ok, .started].contains(conn.ratchetSyncState) else { return nil }
                 let integrity = try advanceReceived(db, &conn, header: header, hash: hash, agentVersion: agentVersion)
                 try db.saveRatchetState(connId, d.afterState)
                 committed = true

@@ -262,14 +262,18 @@ extension SMPAgent {
 
     /// A ratchet-encrypted agent message on an established (or establishing) connection.
     /// `decrypted`: the lane's decryption, used when the ratchet has not changed since its snapshot.
+    /// Lanes commit beside the actor, so the transaction checks that the ratchet it saves was
+    /// derived from the current one, and decrypts again (`attempt`) when a lane moved it since.
     private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, enc: [UInt8],
-                              decrypted: RatchetDecrypted?) throws(AgentError) -> Outcome {
+                              decrypted: RatchetDecrypted?, attempt: Int = 0) throws(AgentError) -> Outcome {
         let before: PQRatchet, ratchet: PQRatchet, plain: [UInt8], message: AgentMessage
         var ratchetState: Data?
+        let baseEpoch: UInt64
         if let d = decrypted, d.epoch == ratchets.epoch(rq.connId) {
             (before, ratchet, plain, message, ratchetState) = (d.before, d.after, d.plain, d.message, d.afterState)
+            baseEpoch = d.epoch
         } else {
-            before = try loadRatchet(rq.connId)
+            (before, baseEpoch) = try ratchetSnapshot(rq.connId)
             var r = before
             do {
                 plain = try r.decrypt(enc)
@@ -288,7 +292,12 @@ extension SMPAgent {
         let pqEnc = ratchet.pqEncryption
         let connId = rq.connId
         var stored: RcvMessageRecord?
+        var stale = false
         let outcome = try write { db -> Outcome in
+            guard self.ratchets.epoch(connId) == baseEpoch else {
+                stale = true
+                return (.ack, [], nil)
+            }
             guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             let lastId = conn.lastExternalSndMsgId
             let integrity = try self.advanceReceived(db, &conn, header: header, hash: hash, agentVersion: agentVersion)
@@ -352,6 +361,11 @@ extension SMPAgent {
                 if secure { await self.secureSwitchQueue(connId: connId) }
                 if let replaced { await self.deleteReplacedQueue(connId: connId, replaced) }
             })
+        }
+        if stale {
+            // Nothing was written; a database failure for the caller if this keeps happening.
+            guard attempt < 5 else { throw .store("ratchet of \(connId) kept changing") }
+            return try agentMessage(rq, m, agentVersion: agentVersion, enc: enc, decrypted: nil, attempt: attempt + 1)
         }
         if let stored { rememberUnacked(stored, rq) }
         return outcome
