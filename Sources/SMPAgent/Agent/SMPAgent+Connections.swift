@@ -425,16 +425,9 @@ extension SMPAgent {
     }
 
     func loadRatchet(_ connId: String) throws(AgentError) -> PQRatchet {
-        if let r = ratchetCache[connId] { return r }
-        let data = try store.read { db in try db.ratchetRecord(connId)?.ratchetState }
-        guard let data else { throw .internalError("no ratchet for \(connId)") }
-        do {
-            let r = try PQRatchet(serialized: [UInt8](data))
-            ratchetCache[connId] = r
-            return r
-        } catch {
-            throw .store("ratchet state: \(error)")
-        }
+        if let r = ratchets.cached(connId) { return r }
+        // A state that does not parse is a store error (wrapStore), a missing one internal.
+        return try store.read { db in try Self.loadRatchet(db, connId, into: ratchets) }
     }
 
     /// Appends an outgoing message to the connection's sequence: next ids, hash chain, pending.

@@ -276,9 +276,20 @@ extension SMPAgent {
 
     /// Wraps the stored envelope in the per-queue crypto_box layer and SENDs it.
     private func send(_ msg: SndMessageRecord, _ sq: SndQueueRecord) async throws(AgentError) {
-        guard let envelope = try msg.envelopeToSend() else { return }
         let key = try authKey(sq.sndPrivateKey)
-        let bytes: [UInt8]
+        guard let bytes = try await Self.sealForQueue(msg, sq, senderKey: key) else { return }
+        let authorize = sq.status != .new
+        let notification = [.message, .confirmation, .hello, .ratchetKey, .eReady].contains(msg.msgType)
+        try await sendOrProxySMPMessage(server: sq.server, senderId: [UInt8](sq.sndId), key: authorize ? key : nil,
+                                        notification: notification, body: bytes)
+    }
+
+    /// The message's agent envelope (its body sealed with the prepared message key) in the
+    /// queue's crypto_box: off the actor, which other connections need meanwhile. Nil when
+    /// nothing is stored to send.
+    @concurrent private nonisolated static func sealForQueue(_ msg: SndMessageRecord, _ sq: SndQueueRecord,
+                                                             senderKey key: PrivateAuthKey) async throws(AgentError) -> [UInt8]? {
+        guard let envelope = try msg.envelopeToSend() else { return nil }
         do {
             let boxKey = try CryptoBoxKey(dhSecret: [UInt8](sq.e2eDhSecret))
             if msg.msgType == .confirmation {
@@ -286,19 +297,14 @@ extension SMPAgent {
                 let e2e = try X25519PrivateKey(rawRepresentation: [UInt8](sq.e2ePrivateKey))
                 // Unsecured queue: the recipient KEYs it with the key we put in the header.
                 let priv: PrivHeader = sq.status == .new ? .senderKey(key.publicKey) : .empty
-                bytes = try QueueCrypto.seal(ClientMessage(privHeader: priv, body: [UInt8](envelope)), key: boxKey,
-                                             version: UInt16(sq.smpClientVersion), senderDhKey: e2e.publicKey)
-            } else {
-                bytes = try QueueCrypto.seal(ClientMessage(privHeader: .empty, body: [UInt8](envelope)), key: boxKey,
-                                             version: UInt16(sq.smpClientVersion), senderDhKey: nil)
+                return try QueueCrypto.seal(ClientMessage(privHeader: priv, body: [UInt8](envelope)), key: boxKey,
+                                            version: UInt16(sq.smpClientVersion), senderDhKey: e2e.publicKey)
             }
+            return try QueueCrypto.seal(ClientMessage(privHeader: .empty, body: [UInt8](envelope)), key: boxKey,
+                                        version: UInt16(sq.smpClientVersion), senderDhKey: nil)
         } catch {
             throw .internalError("seal: \(error)")
         }
-        let authorize = sq.status != .new
-        let notification = [.message, .confirmation, .hello, .ratchetKey, .eReady].contains(msg.msgType)
-        try await sendOrProxySMPMessage(server: sq.server, senderId: [UInt8](sq.sndId), key: authorize ? key : nil,
-                                        notification: notification, body: bytes)
     }
 
     /// Records the delivery and moves the procedure on (HELLO and confirmations change state).

@@ -4,19 +4,21 @@ import GRDB
 
 /// Ratchet states stay in memory between messages: rebuilding one from its serialized form
 /// costs ~200 µs (its X448 keys are re-derived), more than the encryption itself. The database
-/// stays the source of truth: a state enters the cache only when its transaction committed.
+/// stays the source of truth: a state enters the cache (`RatchetStates`) only when its
+/// transaction committed, published before the database is released.
 extension SMPAgent {
     /// A write transaction that also publishes the ratchet states it saved, or drops them (and
     /// any cached copy) when it fails.
     func write<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
         ratchetPending.removeAll()
         do {
-            let result = try store.write(body)
-            for (connId, r) in ratchetPending { ratchetCache[connId] = r }
+            let result = try store.write(body) {
+                for (connId, r) in ratchetPending { ratchets.publish(connId, r) }
+            }
             ratchetPending.removeAll()
             return result
         } catch {
-            for connId in ratchetPending.keys { ratchetCache[connId] = nil }
+            for connId in ratchetPending.keys { ratchets.drop(connId) }
             ratchetPending.removeAll()
             throw error
         }
@@ -24,18 +26,24 @@ extension SMPAgent {
 
     /// The connection's ratchet as of this transaction.
     func ratchet(in db: Database, _ connId: String) throws -> PQRatchet {
-        if let r = ratchetPending[connId] ?? ratchetCache[connId] { return r }
+        if let r = ratchetPending[connId] ?? ratchets.cached(connId) { return r }
+        return try Self.loadRatchet(db, connId, into: ratchets)
+    }
+
+    /// Reads and caches a state, in the caller's database access (see `RatchetStates`).
+    nonisolated static func loadRatchet(_ db: Database, _ connId: String, into ratchets: RatchetStates) throws -> PQRatchet {
         guard let state = try db.ratchetRecord(connId)?.ratchetState else {
             throw AgentError.internalError("no ratchet for \(connId)")
         }
         let r = try PQRatchet(serialized: [UInt8](state))
-        ratchetCache[connId] = r
+        ratchets.fill(connId, r)
         return r
     }
 
     /// Stores the new state in this transaction; it reaches the cache if the transaction commits.
-    func saveRatchet(in db: Database, _ connId: String, _ r: PQRatchet) throws {
-        try db.saveRatchetState(connId, Data(try r.serialized()))
+    /// `serialized`: `r` as stored, when the caller has it already.
+    func saveRatchet(in db: Database, _ connId: String, _ r: PQRatchet, serialized: Data? = nil) throws {
+        try db.saveRatchetState(connId, try serialized ?? Data(try r.serialized()))
         ratchetPending[connId] = r
     }
 }

@@ -18,8 +18,20 @@ extension SMPAgent {
         case waitForUser
     }
 
-    func receive(server: String, _ m: ReceivedMessage, attempt: Int = 0) async {
-        // The queue and a copy of this message stored before, in one read.
+    /// A lane's work on one message: read and decrypted off the actor, then committed on it.
+    @concurrent nonisolated func receive(server: String, _ m: ReceivedMessage, attempt: Int = 0) async {
+        let prepared: ReceivePrepared?
+        do { prepared = try await prepareReceive(server: server, m) } catch {
+            return await retryReceive(server: server, m, connId: "", error, attempt: attempt)
+        }
+        guard let prepared else { return }
+        if await commitOnLane(server: server, m, prepared) { return }
+        await commitReceive(server: server, m, prepared, attempt: attempt)
+    }
+
+    private func commitReceive(server: String, _ m: ReceivedMessage, _ prepared: ReceivePrepared, attempt: Int) async {
+        // The queue and a copy of this message stored before, in one read, on the actor: the
+        // lane's work counts only if the queue is still as it read it.
         let found: (RcvQueueRecord, RcvMessageRecord?)?
         do {
             found = try store.read { db in
@@ -34,7 +46,7 @@ extension SMPAgent {
         var after = AfterReceive.ack
         var followUp: (@Sendable () async -> Void)?
         do {
-            (after, events, followUp) = try process(rq, m, duplicateOf: dup)
+            (after, events, followUp) = try process(rq, m, duplicateOf: dup, lane: prepared.rq == rq ? prepared : nil)
         } catch {
             // A database failure is ours, not the message's: not acknowledged (the relay keeps
             // it), reported, and processed again shortly. Nothing received is lost.
@@ -65,29 +77,15 @@ extension SMPAgent {
     private typealias Outcome = ReceiveOutcome
 
     /// `duplicateOf`: this message as stored before (our ACK was lost, or we crashed before it).
-    private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage, duplicateOf: RcvMessageRecord?) throws(AgentError) -> Outcome {
+    /// `lane`: what the message's lane worked out for this queue as it still is.
+    private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage, duplicateOf: RcvMessageRecord?, lane: ReceivePrepared?) throws(AgentError) -> Outcome {
         guard let body = m.body else { return try quotaReached(rq) }
         if let dup = duplicateOf {
             if dup.userAck { return (.ack, [], nil) }
             return (.waitForUser, [.msg(meta(dup), body: [UInt8](dup.body))], nil)
         }
-        let env: ClientMsgEnvelope
-        let client: ClientMessage
-        do {
-            (env, client) = try QueueCrypto.open(body) { (e: ClientMsgEnvelope) throws -> CryptoBoxKey in
-                if let dh = e.senderDhKey {
-                    let own = try X25519PrivateKey(rawRepresentation: [UInt8](rq.e2ePrivateKey))
-                    return try CryptoBoxKey(dhSecret: try own.sharedSecret(with: dh))
-                }
-                guard let secret = rq.e2eDhSecret else { throw AgentError.agent(.prohibited("message before confirmation")) }
-                return try CryptoBoxKey(dhSecret: [UInt8](secret))
-            }
-        } catch {
-            if let e = error as? AgentError { throw e }
-            throw .agent(.crypto(.decryptCB))
-        }
-        let envelope: AgentMsgEnvelope
-        do { envelope = try AgentMsgEnvelope.decode(client.body) } catch { throw .agent(.message("envelope: \(error)")) }
+        let opened = if let done = lane?.opened { try done.get() } else { try Self.openQueueMessage(rq, body) }
+        let (env, client, envelope) = (opened.env, opened.client, opened.envelope)
         switch envelope {
         case .invitation(_, let connReq, let connInfo):
             return try contactRequest(rq, connReq: connReq, connInfo: connInfo)
@@ -96,7 +94,7 @@ extension SMPAgent {
             return try confirmation(rq, m, agentVersion: version, senderDh: dh, privHeader: client.privHeader, e2eParams: e2eParams, enc: encConnInfo)
         case .message(let version, let enc):
             guard env.senderDhKey == nil else { throw .agent(.message("message with DH key")) }
-            return try agentMessage(rq, m, agentVersion: version, enc: enc)
+            return try agentMessage(rq, m, agentVersion: version, enc: enc, decrypted: lane?.decrypted)
         case .ratchetKey(let version, let params, _):
             guard env.senderDhKey == nil else { throw .agent(.prohibited("msg: public header")) }
             try upgradeAgentVersion(rq.connId, version)
@@ -139,7 +137,7 @@ extension SMPAgent {
 
     /// The version a connection at `current` moves to after a message saying `messageVersion`,
     /// nil when it stays.
-    func upgradedAgentVersion(_ current: Int, _ messageVersion: UInt16) -> UInt16? {
+    nonisolated func upgradedAgentVersion(_ current: Int, _ messageVersion: UInt16) -> UInt16? {
         let ours = config.agentVersions
         let theirs = VersionRange(min: ours.min, max: messageVersion) ?? VersionRange(messageVersion)
         guard let v = theirs.highestCommon(with: ours), Int(v) > current else { return nil }
@@ -263,47 +261,47 @@ extension SMPAgent {
     }
 
     /// A ratchet-encrypted agent message on an established (or establishing) connection.
-    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, enc: [UInt8]) throws(AgentError) -> Outcome {
-        let before = try loadRatchet(rq.connId)
-        var ratchet = before
-        let plain: [UInt8]
-        do {
-            plain = try ratchet.decrypt(enc)
-        } catch {
-            let e = AgentError.ratchet(error)
-            if case .agent(.crypto(let c)) = e { return try decryptionFailed(rq, c) }
-            throw e
+    /// `decrypted`: the lane's decryption, used when the ratchet has not changed since its snapshot.
+    /// Lanes commit beside the actor, so the transaction checks that the ratchet it saves was
+    /// derived from the current one, and decrypts again (`attempt`) when a lane moved it since.
+    private func agentMessage(_ rq: RcvQueueRecord, _ m: ReceivedMessage, agentVersion: UInt16, enc: [UInt8],
+                              decrypted: RatchetDecrypted?, attempt: Int = 0) throws(AgentError) -> Outcome {
+        let before: PQRatchet, ratchet: PQRatchet, plain: [UInt8], message: AgentMessage
+        var ratchetState: Data?
+        let baseEpoch: UInt64
+        if let d = decrypted, d.epoch == ratchets.epoch(rq.connId) {
+            (before, ratchet, plain, message, ratchetState) = (d.before, d.after, d.plain, d.message, d.afterState)
+            baseEpoch = d.epoch
+        } else {
+            (before, baseEpoch) = try ratchetSnapshot(rq.connId)
+            var r = before
+            do {
+                plain = try r.decrypt(enc)
+            } catch {
+                let e = AgentError.ratchet(error)
+                if case .agent(.crypto(let c)) = e { return try decryptionFailed(rq, c) }
+                throw e
+            }
+            ratchet = r
+            message = try decodeAgentMessage(plain)
         }
-        guard case .message(let header, let aMessage) = try decodeAgentMessage(plain) else {
+        guard case .message(let header, let aMessage) = message else {
             throw .agent(.prohibited("connection info after the connection was confirmed"))
         }
         let hash = Data(CryptoHash.sha256(plain))
         let pqEnc = ratchet.pqEncryption
         let connId = rq.connId
         var stored: RcvMessageRecord?
+        var stale = false
         let outcome = try write { db -> Outcome in
+            guard self.ratchets.epoch(connId) == baseEpoch else {
+                stale = true
+                return (.ack, [], nil)
+            }
             guard var conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
-            // simplexmq `updateConnVersion` (in the message's transaction: no extra query unless it changes).
-            if let v = self.upgradedAgentVersion(conn.agentVersion, agentVersion) {
-                try db.setConnectionAgentVersion(connId, v)
-                conn.agentVersion = Int(v)
-            }
-            let integrity: MsgIntegrity
             let lastId = conn.lastExternalSndMsgId
-            if header.sndMsgId <= lastId {
-                // Our ratchet accepted it, so it is not a replay of the same ciphertext; the
-                // sender's id went backwards. Reported, not delivered twice.
-                integrity = .error(.badId(header.sndMsgId))
-            } else if header.sndMsgId > lastId + 1 {
-                integrity = .error(.skipped(from: lastId + 1, to: header.sndMsgId - 1))
-            } else if Data(header.prevMsgHash) != conn.lastRcvMsgHash {
-                integrity = .error(.badHash)
-            } else {
-                integrity = .ok
-            }
-            try self.saveRatchet(in: db, connId, ratchet)
-            conn.lastExternalSndMsgId = max(lastId, header.sndMsgId)
-            conn.lastRcvMsgHash = hash
+            let integrity = try self.advanceReceived(db, &conn, header: header, hash: hash, agentVersion: agentVersion)
+            try self.saveRatchet(in: db, connId, ratchet, serialized: ratchetState)
             var events: [AgentEventKind] = []
             if let synced = try self.ratchetSyncAfterDecrypt(db, &conn) { events.append(synced) }
             // The first message on a queue that replaces another completes our queue switch.
@@ -321,24 +319,13 @@ extension SMPAgent {
                     _ = try self.enqueue(db, connId: connId, .hello, type: .hello)
                 }
             case .aMsg(let body):
-                conn.lastInternalMsgId += 1
-                try db.saveCounters(conn)
-                let rec = RcvMessageRecord(connId: connId, internalId: conn.lastInternalMsgId, externalSndId: header.sndMsgId,
-                                           brokerId: Data(m.msgId), brokerTs: m.timestamp, msgHash: hash, body: Data(body),
-                                           integrity: Self.encodeIntegrity(integrity), pqEncryption: pqEnc, userAck: false,
-                                           rcvQueueId: rq.rcvQueueId)
-                try db.insertRcvMessage(rec)
+                let rec = try Self.storeUserMessage(db, &conn, rq, m, header: header, hash: hash, body: body, integrity: integrity, pqEncryption: pqEnc)
                 stored = rec
                 events.append(.msg(self.meta(rec), body: body))
                 after = .waitForUser
             case .aRcvd(let receipts):
                 try db.saveCounters(conn)
-                var out: [MsgReceipt] = []
-                for r in receipts {
-                    guard let sm = try db.sndMessage(connId, sndMsgId: r.agentMsgId) else { continue }
-                    out.append(MsgReceipt(agentMsgId: sm.internalId, ok: [UInt8](sm.msgHash) == r.msgHash, rcptInfo: r.rcptInfo))
-                }
-                if !out.isEmpty { events.append(.rcvd(out)) }
+                if let rcvd = try Self.receiptsReceived(db, connId, receipts) { events.append(rcvd) }
             case .aQcont:
                 try db.saveCounters(conn)
                 events.append(.qcont)
@@ -375,8 +362,63 @@ extension SMPAgent {
                 if let replaced { await self.deleteReplacedQueue(connId: connId, replaced) }
             })
         }
+        if stale {
+            // Nothing was written; a database failure for the caller if this keeps happening.
+            guard attempt < 5 else { throw .store("ratchet of \(connId) kept changing") }
+            return try agentMessage(rq, m, agentVersion: agentVersion, enc: enc, decrypted: nil, attempt: attempt + 1)
+        }
         if let stored { rememberUnacked(stored, rq) }
         return outcome
+    }
+
+    /// What every decrypted agent message does in its transaction: simplexmq `updateConnVersion`
+    /// (no extra query unless it changes), then the integrity of its id and hash chain, with the
+    /// connection's counters moved on in `conn` (saved by the caller).
+    nonisolated func advanceReceived(_ db: Database, _ conn: inout ConnectionRecord, header: APrivHeader, hash: Data,
+                                     agentVersion: UInt16) throws -> MsgIntegrity {
+        if let v = upgradedAgentVersion(conn.agentVersion, agentVersion) {
+            try db.setConnectionAgentVersion(conn.connId, v)
+            conn.agentVersion = Int(v)
+        }
+        let integrity: MsgIntegrity
+        let lastId = conn.lastExternalSndMsgId
+        if header.sndMsgId <= lastId {
+            // Our ratchet accepted it, so it is not a replay of the same ciphertext; the
+            // sender's id went backwards. Reported, not delivered twice.
+            integrity = .error(.badId(header.sndMsgId))
+        } else if header.sndMsgId > lastId + 1 {
+            integrity = .error(.skipped(from: lastId + 1, to: header.sndMsgId - 1))
+        } else if Data(header.prevMsgHash) != conn.lastRcvMsgHash {
+            integrity = .error(.badHash)
+        } else {
+            integrity = .ok
+        }
+        conn.lastExternalSndMsgId = max(lastId, header.sndMsgId)
+        conn.lastRcvMsgHash = hash
+        return integrity
+    }
+
+    /// A user message (A_MSG) stored for the layer above, counters saved with it.
+    static func storeUserMessage(_ db: Database, _ conn: inout ConnectionRecord, _ rq: RcvQueueRecord, _ m: ReceivedMessage, header: APrivHeader,
+                                 hash: Data, body: [UInt8], integrity: MsgIntegrity, pqEncryption: Bool) throws -> RcvMessageRecord {
+        conn.lastInternalMsgId += 1
+        try db.saveCounters(conn)
+        let rec = RcvMessageRecord(connId: conn.connId, internalId: conn.lastInternalMsgId, externalSndId: header.sndMsgId,
+                                   brokerId: Data(m.msgId), brokerTs: m.timestamp, msgHash: hash, body: Data(body),
+                                   integrity: encodeIntegrity(integrity), pqEncryption: pqEncryption, userAck: false,
+                                   rcvQueueId: rq.rcvQueueId)
+        try db.insertRcvMessage(rec)
+        return rec
+    }
+
+    /// The RCVD event for the receipts of an A_RCVD that name messages we sent (nil: none do).
+    static func receiptsReceived(_ db: Database, _ connId: String, _ receipts: [AMessageReceipt]) throws -> AgentEventKind? {
+        var out: [MsgReceipt] = []
+        for r in receipts {
+            guard let sm = try db.sndMessage(connId, sndMsgId: r.agentMsgId) else { continue }
+            out.append(MsgReceipt(agentMsgId: sm.internalId, ok: [UInt8](sm.msgHash) == r.msgHash, rcptInfo: r.rcptInfo))
+        }
+        return out.isEmpty ? nil : .rcvd(out)
     }
 
     /// A queue-rotation step inside the message's transaction: its protocol errors become an ERR
@@ -395,7 +437,7 @@ extension SMPAgent {
         }
     }
 
-    func meta(_ r: RcvMessageRecord) -> MsgMeta {
+    nonisolated func meta(_ r: RcvMessageRecord) -> MsgMeta {
         MsgMeta(integrity: Self.decodeIntegrity(r.integrity), agentMsgId: r.internalId, sndMsgId: r.externalSndId,
                 brokerTs: r.brokerTs, pqEncryption: r.pqEncryption)
     }

@@ -37,12 +37,15 @@ public actor SMPAgent {
     var lastReceiptQueued: [String: UInt64] = [:]
     var receiptWakes: Set<String> = []
     /// Committed ratchet states by connection (see SMPAgent+RatchetCache).
-    var ratchetCache: [String: PQRatchet] = [:]
+    let ratchets = RatchetStates()
     /// Parsed queue signing keys by their stored PKCS#8 bytes: parsing derives the public key
     /// (a scalar multiplication), which every SEND and ACK would otherwise repeat.
     var authKeyCache: [Data: PrivateAuthKey] = [:]
     /// States saved by the transaction in progress.
     var ratchetPending: [String: PQRatchet] = [:]
+    /// The last message task of each receiving queue's lane, and a count to tell tasks apart.
+    var receiveLanes: [ReceiveLaneKey: (seq: UInt64, task: Task<Void, Never>)] = [:]
+    var receiveLaneSeq: UInt64 = 0
     /// Messages stored and not yet acknowledged, with the queue they came on, as committed
     /// (see SMPAgent+Unacked): ackMessage finds them here instead of reading both again.
     var unacked: [UnackedKey: (message: RcvMessageRecord, queue: RcvQueueRecord)] = [:]
@@ -102,6 +105,8 @@ public actor SMPAgent {
         workers.removeAll()
         for t in resubscribing.values { t.cancel() }
         resubscribing.removeAll()
+        for l in receiveLanes.values { l.task.cancel() }
+        receiveLanes.removeAll()
         let cs = clients.values
         clients.removeAll()
         for c in cs { await c.close() }
@@ -240,7 +245,7 @@ public actor SMPAgent {
         guard !stopped else { return }
         switch ev {
         case .message(let m):
-            await receive(server: server, m)
+            enqueueReceive(server: server, m)
         case .undecryptable(let rid, let msgId, _):
             // The relay's layer failed: nothing can be done with it; ACK so the queue moves on.
             if let (connId, key) = try? rcvKey(server: server, rcvId: rid) {

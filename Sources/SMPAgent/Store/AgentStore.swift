@@ -46,9 +46,10 @@ final class AgentStore: Sendable {
     /// One IMMEDIATE transaction, as GRDB's `write`, but BEGIN and COMMIT come from the statement
     /// cache: GRDB compiles both (with its authorizer) on every transaction, 2-3% of agent-bench's
     /// CPU when profiled. Any error rolls the transaction back.
-    func write<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
+    /// `committed` runs after the COMMIT, before the database is released (RatchetStates).
+    func write<T>(_ body: (Database) throws -> T, committed: () -> Void = {}) throws(AgentError) -> T {
         do {
-            return try dbQueue.immediateTransaction(body)
+            return try dbQueue.immediateTransaction(body, committed: committed)
         } catch {
             throw AgentError.wrapStore(error)
         }

@@ -14,7 +14,7 @@ enum QueueStatus: String, Codable, Sendable {
 }
 
 /// A queue we receive from: our recipient key, the server's DH secret, our per-queue e2e key.
-struct RcvQueueRecord: AgentRecord {
+struct RcvQueueRecord: AgentRecord, Equatable {
     static let databaseTableName = "rcv_queues"
 
     var rcvQueueId: Int64?
