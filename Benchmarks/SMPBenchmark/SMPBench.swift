@@ -162,8 +162,8 @@ struct SMPBench: AsyncParsableCommand {
             // CPU per delivery hardly moves when other work shares the machine, unlike the rate.
             print("     process CPU per delivery (relay and both clients): "
                   + cpuPerDelivery.map { "\($0.0) queues \(format($0.1)) us = \(format($0.1 / floor.totalMicros, 2))x the floor" }.joined(separator: ", "))
-            // The floor counts 5 blocks per delivery; commands and responses sharing blocks make fewer.
-            print("     transport blocks per delivery (relay's reads and writes; the floor counts 5): "
+            // Commands and responses sharing blocks make fewer than 5; the floor counts the least, 2.
+            print("     transport blocks per delivery (relay's reads and writes; the floor counts \(CryptoFloor.blocksPerDelivery)): "
                   + blocksPerDelivery.map { "\($0.0) queues \(format($0.1, 2))" }.joined(separator: ", "))
             print("     (for comparison: this build's whole transport stack costs ~\(format(floor.echoDerivedTransportMicros)) us"
                   + " per delivery's 5 blocks, from the echo rate)")
