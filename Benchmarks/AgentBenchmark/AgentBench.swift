@@ -24,6 +24,9 @@ struct AgentBench: AsyncParsableCommand {
     @Option(help: "Messages Alice sends Bob for the throughput figure.")
     var messages = 5000
 
+    @Option(help: "Connections used at once for the second throughput figure (at most --connections).")
+    var parallel = 10
+
     @Flag(help: "Short run (smoke test).")
     var quick = false
 
@@ -113,7 +116,7 @@ struct AgentBench: AsyncParsableCommand {
         print(String(format: "     measured %.0f/s = %.3f of that ceiling; the process used %.1fx the floor's CPU per message",
                      Double(messages) / seconds, Double(messages) / seconds / ceiling, cpuPerMessage / floor.totalMicros))
 
-        let parallel = Array(pairs.suffix(10))
+        let parallel = Array(pairs.suffix(self.parallel))
         print("== throughput: \(messages) messages over \(parallel.count) connections at once, persisted, each acknowledged")
         let perConn = messages / parallel.count
         let cpu2 = processCPUMicros()
