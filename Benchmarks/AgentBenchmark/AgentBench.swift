@@ -81,6 +81,7 @@ struct AgentBench: AsyncParsableCommand {
         print("== throughput: \(messages) messages Alice -> Bob, persisted on both sides, Bob acknowledges each")
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
         let cpu0 = processCPUMicros()
+        let writes0 = (alice.databaseWrites, bob.databaseWrites)
         let start = nowNanos()
         let count = messages
         let sender = Task {
@@ -106,6 +107,8 @@ struct AgentBench: AsyncParsableCommand {
         let enqueueSeconds = try await sender.value
         print(String(format: "  (queueing all %d took %.2f s: %.0f sendMessage/s)", messages, enqueueSeconds, Double(messages) / enqueueSeconds))
         let cpuPerMessage = (processCPUMicros() - cpu0) / Double(messages)
+        print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
+                     Double(alice.databaseWrites - writes0.0) / Double(messages), Double(bob.databaseWrites - writes0.1) / Double(messages)))
         print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
                      Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
         let floor = try AgentFloor.measure(pq: true)

@@ -23,6 +23,10 @@ public struct AgentConfig: Sendable {
     /// of a burst go together (one A_RCVD lists them all). An isolated receipt goes at once.
     /// 0 sends each as soon as the delivery worker is free.
     public var receiptBatchInterval: Double = 0.1
+    /// Seconds a deferred write (a received message's acknowledgement, a sent message's status,
+    /// a receipt waiting for its A_RCVD) may wait for the agent's next transaction before it
+    /// gets one of its own (Store/DeferredWrites.swift).
+    public var deferredWriteDelay: Double = 1
     /// Password for relays that require one to create queues.
     public var basicAuth: [UInt8]?
     /// Agent protocol versions we take part in (simplexmq `smpAgentVRange`): advertised in our

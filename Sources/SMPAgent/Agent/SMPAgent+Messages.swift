@@ -31,9 +31,11 @@ extension SMPAgent {
 
     /// Marks a received message as processed and lets the relay delete it (delivering the next
     /// one). With `receipt`, the sender gets a RCVD event carrying it.
+    /// The acknowledgement and the receipt are deferred writes (Store/DeferredWrites.swift): they
+    /// ride in the agent's next transaction instead of committing one per message.
     public func ackMessage(connId: String, msgId: Int64, receipt: [UInt8]? = nil) async throws(AgentError) {
         // Where the ACK goes is read first, so the relay's round trip (it answers with the next
-        // message) runs while the acknowledgement is written. The order does not matter: the
+        // message) runs while the acknowledgement is recorded. The order does not matter: the
         // stored flag only decides how a redelivery of this message is treated.
         // A message received in this run is known already (SMPAgent+Unacked).
         let m: RcvMessageRecord, rq: RcvQueueRecord?
@@ -42,22 +44,25 @@ extension SMPAgent {
         }
         let relay: (client: SMPClient, key: PrivateAuthKey, queue: RcvQueueRecord)?
         if let rq { relay = (try client(rq.server), try authKey(rq.rcvPrivateKey), rq) } else { relay = nil }
-        // A child task: it runs off the actor, so the ACK leaves before the write below.
+        // A child task: it runs off the actor, so the ACK leaves before the work below.
         async let acked: AgentError? = Self.ack(relay, m.brokerId)
-        // The actor does not suspend between the read and this write, so `m` is still current.
-        let (receiptQueued, receiptRefused) = try write { db -> (Bool, Bool) in
-            if m.userAck { return (false, false) }
-            try db.markRcvMessageAcknowledged(connId, internalId: msgId)
-            guard let receipt else { return (false, false) }
-            // As simplexmq: the message is acknowledged, but no receipt is queued while
-            // the ratchet is out of sync (the call then fails after the ACK).
-            let conn = try db.connectionRecord(connId)
-            if conn?.ratchetSyncState.sendProhibited ?? false { return (false, true) }
-            // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
-            guard (conn?.agentVersion ?? 0) >= Int(AgentVersion.deliveryReceipts) else { return (false, false) }
-            // Sent by the delivery worker with the others waiting, in one A_RCVD.
-            try db.insertPendingReceipt(connId, AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt))
-            return (true, false)
+        var receiptQueued = false, receiptRefused = false
+        if !m.userAck, !store.isAcknowledgementDeferred(connId, internalId: msgId) {
+            var writes: [DeferredWrite] = [.rcvAcknowledged(connId: connId, internalId: msgId)]
+            if let receipt {
+                let conn = try store.read { db in try db.connectionRecord(connId) }
+                // As simplexmq: the message is acknowledged, but no receipt is queued while
+                // the ratchet is out of sync (the call then fails after the ACK).
+                if conn?.ratchetSyncState.sendProhibited ?? false {
+                    receiptRefused = true
+                } else if (conn?.agentVersion ?? 0) >= Int(AgentVersion.deliveryReceipts) {
+                    // simplexmq `sendRcpt`: peers below agent version 4 get no receipts.
+                    // Sent by the delivery worker with the others waiting, in one A_RCVD.
+                    writes.append(.receipt(connId: connId, AMessageReceipt(agentMsgId: m.externalSndId, msgHash: [UInt8](m.msgHash), rcptInfo: receipt)))
+                    receiptQueued = true
+                }
+            }
+            store.deferWrites(writes)
         }
         if receiptQueued { receiptWaiting(connId) }
         if let error = await acked { throw error }
@@ -197,7 +202,7 @@ extension SMPAgent {
     /// The connection's next pending message and the queue it goes to, in the caller's transaction.
     /// `current`: the connection's current queue, when the caller knows it is (see `sent`).
     private func nextToSend(_ db: Database, _ connId: String, current: SndQueueRecord? = nil) throws -> Next {
-        guard let m = try db.nextPendingSndMessage(connId) else { return .idle }
+        guard let m = try db.nextPendingSndMessage(connId, after: store.lastMarkedSent(connId) ?? 0) else { return .idle }
         // A message for a given queue (QTEST) goes there; the rest to the current queue,
         // the one not replacing another (the old one until a switch completes).
         let named = try m.sndQueueId.flatMap { id in try db.sndQueue(id) }
@@ -242,7 +247,7 @@ extension SMPAgent {
     /// conversation costs. Nothing is queued while the ratchet is out of sync (the receipts
     /// wait). Returns whether an A_RCVD was queued.
     private func queueWaitingReceipts(_ connId: String, lookInStore: Bool) throws -> Bool {
-        if lookInStore, !(try store.read({ db in try db.hasPendingReceipts(connId) })) {
+        if lookInStore, !store.hasDeferredReceipts(connId), !(try store.read({ db in try db.hasPendingReceipts(connId) })) {
             receiptsWaiting.remove(connId)
             return false
         }
@@ -266,7 +271,8 @@ extension SMPAgent {
 
     /// Receipts acknowledged on the connection and not yet queued in an A_RCVD (for tests).
     func pendingReceiptCount(_ connId: String) throws(AgentError) -> Int {
-        try store.read { db in try db.pendingReceipts(connId, limit: 1000).count }
+        store.flushDeferredWrites()
+        return try store.read { db in try db.pendingReceipts(connId, limit: 1000).count }
     }
 
     private func isQuota(_ e: AgentError) -> Bool {
@@ -308,16 +314,23 @@ extension SMPAgent {
     }
 
     /// Records the delivery and moves the procedure on (HELLO and confirmations change state).
-    /// Returns the next message to send, read in the same transaction (nil: read it again).
+    /// Returns the next message to send, read after the mark (nil: read it again).
+    /// A user message or receipts sent to the current queue change nothing but the message's
+    /// status: that mark is a deferred write, and the next message is read without a transaction.
     private func sent(_ msg: SndMessageRecord, _ sq: SndQueueRecord) -> Next? {
+        if Self.keepsCurrentQueue(msg, sq) {
+            store.deferWrites([.sndSent(connId: msg.connId, internalId: msg.internalId)])
+            let next = try? store.read { db in try self.nextToSend(db, msg.connId, current: sq) }
+            if msg.msgType == .message { emit(msg.connId, .sent(msgId: msg.internalId)) }
+            return next
+        }
         var connected: Bool?
         var next: Next?
         do {
             connected = try write { db -> Bool? in
                 try db.markSndMessageSent(msg.connId, internalId: msg.internalId)
                 guard msg.msgType == .confirmation || msg.msgType == .hello, let conn = try db.connectionRecord(msg.connId) else {
-                    // The queue this message went to is still the current one: not read again.
-                    next = try self.nextToSend(db, msg.connId, current: Self.keepsCurrentQueue(msg, sq) ? sq : nil)
+                    next = try self.nextToSend(db, msg.connId)
                     return nil
                 }
                 switch msg.msgType {

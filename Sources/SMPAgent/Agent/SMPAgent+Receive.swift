@@ -81,7 +81,7 @@ extension SMPAgent {
     private func process(_ rq: RcvQueueRecord, _ m: ReceivedMessage, duplicateOf: RcvMessageRecord?, lane: ReceivePrepared?) throws(AgentError) -> Outcome {
         guard let body = m.body else { return try quotaReached(rq) }
         if let dup = duplicateOf {
-            if dup.userAck { return (.ack, [], nil) }
+            if dup.userAck || store.isAcknowledgementDeferred(dup.connId, internalId: dup.internalId) { return (.ack, [], nil) }
             return (.waitForUser, [.msg(meta(dup), body: [UInt8](dup.body))], nil)
         }
         let opened = if let done = lane?.opened { try done.get() } else { try Self.openQueueMessage(rq, body) }

@@ -18,7 +18,7 @@ public actor SMPAgent {
     /// Events for the layer above, in the order they happened.
     public nonisolated let events: AsyncStream<AgentEvent>
     let eventSink: AsyncStream<AgentEvent>.Continuation
-    let store: AgentStore
+    nonisolated let store: AgentStore
     let group: any EventLoopGroup
     let logger = Logger(label: "simplex.agent")
 
@@ -62,7 +62,7 @@ public actor SMPAgent {
         self.config = config
         self.group = group
         self.proxyRouting = (config.smpProxyMode, config.smpProxyFallback)
-        self.store = try AgentStore(path: databasePath, key: databaseKey)
+        self.store = try AgentStore(path: databasePath, key: databaseKey, deferredWriteDelay: config.deferredWriteDelay)
         // Handshake envelopes (16 KB each) are kept until the next start, not rewritten per send.
         _ = try? store.write { db in try db.clearSentEnvelopes() }
         (events, eventSink) = AsyncStream.makeStream(of: AgentEvent.self, bufferingPolicy: .unbounded)
@@ -146,6 +146,9 @@ public actor SMPAgent {
     public func connectionIds() throws(AgentError) -> [String] {
         try store.read { db in try db.allConnIds() }
     }
+
+    /// Write transactions committed to the agent database since it was opened.
+    public nonisolated var databaseWrites: Int { store.committedWrites }
 
     /// Migrations applied to the database file, in order.
     public func appliedMigrations() throws(AgentError) -> [String] { try store.appliedMigrations() }

@@ -189,8 +189,11 @@ extension Database {
         try run("UPDATE rcv_messages SET user_ack = 1 WHERE conn_id = ? AND internal_id = ?", [connId, internalId])
     }
 
-    func nextPendingSndMessage(_ connId: String) throws -> SndMessageRecord? {
-        try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' ORDER BY internal_id LIMIT 1", [connId])
+    /// The connection's first pending message after `after` (messages up to it were sent, their
+    /// marks possibly still deferred).
+    func nextPendingSndMessage(_ connId: String, after: Int64 = 0) throws -> SndMessageRecord? {
+        try one(SndMessageRecord.self, "SELECT * FROM snd_messages WHERE conn_id = ? AND status = 'pending' AND internal_id > ? ORDER BY internal_id LIMIT 1",
+                [connId, after])
     }
 
     /// User messages are stored prepared (a few hundred bytes), so clearing what was sent
@@ -207,6 +210,14 @@ extension Database {
     }
 
     // MARK: delivery receipts waiting to be sent
+
+    /// A deferred receipt: nothing when the connection was deleted since.
+    func insertPendingReceiptIfConnected(_ connId: String, _ r: AMessageReceipt) throws {
+        try run("""
+            INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info)
+            SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM connections WHERE conn_id = ?)
+            """, [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo), connId])
+    }
 
     func insertPendingReceipt(_ connId: String, _ r: AMessageReceipt) throws {
         try run("INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info) VALUES (?, ?, ?, ?)",

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import SimplexStore
 
 /// The agent's own SQLite file (seed 002 §4: the agent database beside the chat database).
@@ -7,11 +8,19 @@ import SimplexStore
 final class AgentStore: Sendable {
     let dbQueue: DatabaseQueue
     let path: String
+    /// Changes waiting for the next write transaction (DeferredWrites.swift).
+    private let deferred = NIOLockedValueBox(DeferredWriteState())
+    /// Seconds a deferred change waits for another transaction before it gets one of its own.
+    let deferredWriteDelay: Double
+    /// Write transactions committed (for tests and benchmarks: commits per message).
+    private let commits = NIOLockedValueBox(0)
+    var committedWrites: Int { commits.withLockedValue { $0 } }
 
     /// Opens (creating if needed) and migrates the database at `path`, sealed with `key` when it
     /// is not empty (the chat database's passphrase: SimpleX keys both files alike).
-    init(path: String, key: String = "") throws(AgentError) {
+    init(path: String, key: String = "", deferredWriteDelay: Double = 1) throws(AgentError) {
         self.path = path
+        self.deferredWriteDelay = deferredWriteDelay
         var config = Configuration()
         DatabaseEncryption.configure(&config, key: key)
         config.foreignKeysEnabled = true
@@ -47,15 +56,92 @@ final class AgentStore: Sendable {
     /// cache: GRDB compiles both (with its authorizer) on every transaction, 2-3% of agent-bench's
     /// CPU when profiled. Any error rolls the transaction back.
     /// `committed` runs after the COMMIT, before the database is released (RatchetStates).
+    /// Deferred changes go first in the transaction; if it fails they wait for the next one.
     func write<T>(_ body: (Database) throws -> T, committed: () -> Void = {}) throws(AgentError) -> T {
+        let pending = deferred.withLockedValue { d -> [DeferredWrite] in
+            defer { d.writes.removeAll(keepingCapacity: true) }
+            return d.writes
+        }
         do {
-            return try dbQueue.immediateTransaction(body, committed: committed)
+            return try dbQueue.immediateTransaction({ db in
+                if !pending.isEmpty { try db.applyDeferredWrites(pending) }
+                return try body(db)
+            }, committed: {
+                commits.withLockedValue { $0 += 1 }
+                committed()
+            })
         } catch {
+            if !pending.isEmpty { requeue(pending) }
             throw AgentError.wrapStore(error)
         }
     }
 
+    /// Queues changes for the next write transaction; one is started after `deferredWriteDelay`
+    /// if none comes first.
+    func deferWrites(_ writes: [DeferredWrite]) {
+        guard !writes.isEmpty else { return }
+        let schedule = deferred.withLockedValue { d -> Bool in
+            guard !d.closed else { return false }
+            d.writes.append(contentsOf: writes)
+            for case .sndSent(let connId, let id) in writes { d.lastSent[connId] = max(d.lastSent[connId] ?? 0, id) }
+            guard !d.flushScheduled else { return false }
+            d.flushScheduled = true
+            return true
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    /// Writes what waits now (the delay's transaction, and the last one before closing).
+    func flushDeferredWrites() {
+        let pending = deferred.withLockedValue { d -> Bool in
+            d.flushScheduled = false
+            return !d.writes.isEmpty
+        }
+        if pending { _ = try? write { _ in } }
+    }
+
+    /// The highest id of the connection's messages marked sent in this run, whose mark may still
+    /// wait: the connection's next message to send comes after it.
+    func lastMarkedSent(_ connId: String) -> Int64? {
+        deferred.withLockedValue { $0.lastSent[connId] }
+    }
+
+    /// Changes waiting to be written (for tests).
+    var deferredWriteCount: Int { deferred.withLockedValue { $0.writes.count } }
+
+    /// Whether the acknowledgement of this received message waits to be written.
+    func isAcknowledgementDeferred(_ connId: String, internalId: Int64) -> Bool {
+        deferred.withLockedValue { $0.writes.contains(.rcvAcknowledged(connId: connId, internalId: internalId)) }
+    }
+
+    /// Whether receipts of the connection wait to be written (they count as pending receipts).
+    func hasDeferredReceipts(_ connId: String) -> Bool {
+        deferred.withLockedValue { d in
+            d.writes.contains { if case .receipt(connId, _) = $0 { true } else { false } }
+        }
+    }
+
+    private func requeue(_ writes: [DeferredWrite]) {
+        let schedule = deferred.withLockedValue { d -> Bool in
+            guard !d.closed else { return false }
+            d.writes.insert(contentsOf: writes, at: 0)
+            guard !d.flushScheduled else { return false }
+            d.flushScheduled = true
+            return true
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    private func scheduleFlush() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + deferredWriteDelay) { [weak self] in
+            self?.flushDeferredWrites()
+        }
+    }
+
+    /// Writes what is deferred, then closes: a clean stop loses nothing.
     func close() {
+        flushDeferredWrites()
+        deferred.withLockedValue { $0.closed = true }
         try? dbQueue.close()
     }
 }

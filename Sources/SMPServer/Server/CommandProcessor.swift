@@ -346,7 +346,7 @@ final class CommandProcessor: Sendable {
             stats.messagesReceived.add(1)
             if let delivery {
                 let msg = try msgResponse(delivery.message, rid: delivery.recipientId, secret: delivery.rcvDhSecret)
-                delivery.client.sendSeparately([.event(delivery.recipientId.bytes, msg)])
+                delivery.client.send([.event(delivery.recipientId.bytes, msg)])
             }
             if let ntf { notify(ntf) }
             return ok()

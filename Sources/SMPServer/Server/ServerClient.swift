@@ -31,6 +31,13 @@ final class ServerClient: @unchecked Sendable {
     /// client is paused because there are too many (the reference blocks the client's command
     /// thread at `serverClientConcurrency`, which stops reading from its socket).
     private let proxyWork = NIOLockedValueBox((inFlight: 0, paused: false))
+    /// Transmissions waiting for the event loop, and whether a drain is already on its way.
+    private let outbox = NIOLockedValueBox(Outbox())
+
+    private struct Outbox {
+        var pending: [Outgoing] = []
+        var drainScheduled = false
+    }
 
     init(channel: Channel, params: TransmissionParams, stats: ServerStats? = nil) {
         self.channel = channel
@@ -48,29 +55,38 @@ final class ServerClient: @unchecked Sendable {
         return try RawTransmission(corrId: o.corrId, entityId: o.entityId, body: body).encoded(params)
     }
 
-    /// Writes responses batched into as few blocks as possible. Safe from any thread; NIO hops
-    /// to the channel's event loop. `flush: false` leaves the flush to the caller (the connection's
-    /// own read burst, which flushes once at its end).
-    func send(_ outgoing: [Outgoing], flush: Bool = true) {
+    /// Queues responses and messages for this connection and writes them on its event loop, in
+    /// order, packed into as few blocks as they fit. Safe from any thread. What is queued before
+    /// the loop gets to it shares blocks: a delivery made on another connection's loop rides with
+    /// the OK of this connection's ACK (docs/protocol-notes.md, SMP, "Batching").
+    func send(_ outgoing: [Outgoing]) {
         guard !outgoing.isEmpty else { return }
-        do {
-            write(try TransmissionBatch.blocks(outgoing.map(encode)), flush: flush)
-        } catch {
-            // Only our own responses are encoded here and all fit a block by construction.
-            channel.close(promise: nil)
+        let schedule = outbox.withLockedValue { box -> Bool in
+            box.pending.append(contentsOf: outgoing)
+            guard !box.drainScheduled else { return false }
+            box.drainScheduled = true
+            return true
         }
+        // On this connection's loop, after the reads it is handling now: what they queue joins.
+        if schedule { channel.eventLoop.execute { self.drain() } }
     }
 
-    /// Each message in a block of its own (the reference's `sendMsg` thread), so deliveries
-    /// interleave with other responses.
-    func sendSeparately(_ outgoing: [Outgoing], flush: Bool = true) {
-        guard !outgoing.isEmpty else { return }
+    /// Writes and flushes what is queued, on the event loop.
+    private func drain() {
+        let pending = outbox.withLockedValue { box -> [Outgoing] in
+            box.drainScheduled = false
+            let taken = box.pending
+            box.pending = []
+            return taken
+        }
+        guard !pending.isEmpty else { return }
         do {
-            write(try outgoing.map { o in
-                let t = try encode(o)
-                return try Padding.pad([1] + Self.large(t), to: TransportBlock.size)
-            }, flush: flush)
+            let blocks = try TransmissionBatch.blocks(pending.map(encode))
+            stats?.blocksSent.add(blocks.count)
+            for block in blocks { channel.write(channel.allocator.buffer(bytes: block), promise: nil) }
+            channel.flush()
         } catch {
+            // Only our own responses are encoded here and all fit a block by construction.
             channel.close(promise: nil)
         }
     }
@@ -96,20 +112,6 @@ final class ServerClient: @unchecked Sendable {
         }
         if resume {
             channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { [channel] _ in channel.read() }
-        }
-    }
-
-    private static func large(_ t: [UInt8]) -> [UInt8] { [UInt8(truncatingIfNeeded: t.count >> 8), UInt8(truncatingIfNeeded: t.count)] + t }
-
-    private func write(_ blocks: [[UInt8]], flush: Bool) {
-        stats?.blocksSent.add(blocks.count)
-        for (i, block) in blocks.enumerated() {
-            let buffer = channel.allocator.buffer(bytes: block)
-            if flush, i == blocks.count - 1 {
-                channel.writeAndFlush(buffer, promise: nil)
-            } else {
-                channel.write(buffer, promise: nil)
-            }
         }
     }
 }

@@ -5,10 +5,10 @@ import SMPProtocol
 /// Upper handler of a relay connection once the transport handshake is done: each inbound
 /// block's transmissions are processed in order and their responses batched back into blocks,
 /// as the reference's `receive`/`send` threads do. A malformed block or transmission gets ERR
-/// and the connection carries on. The responses to all blocks of one socket read are packed
-/// together when the read is done and flushed once: the reference answers each block with its
-/// own block, a 16 KB block to encrypt, write and open for a few OKs (docs/protocol-notes.md,
-/// SMP, "Batching").
+/// and the connection carries on. The responses to all blocks of one socket read go to the
+/// client's outbox together when the read is done, to share blocks with each other and with
+/// messages delivered meanwhile: the reference answers each block with its own block, a 16 KB
+/// block to encrypt, write and open for a few OKs (docs/protocol-notes.md, SMP, "Batching").
 final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -55,20 +55,13 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
-    /// Writes what the read's blocks answered and flushes it. As the reference's `send`: up to 4
-    /// responses share a block with the first message; the other messages go one per block after them.
+    /// Hands what the read's blocks answered to the connection's outbox, which writes it later in
+    /// this loop iteration with whatever else is queued for this client by then.
     func channelReadComplete(context: ChannelHandlerContext) {
         if let client, !responses.isEmpty || !messages.isEmpty {
-            if let first = messages.first, responses.count <= 4 {
-                client.send(responses + [first], flush: false)
-                client.sendSeparately(Array(messages.dropFirst()), flush: false)
-            } else {
-                client.send(responses, flush: false)
-                client.sendSeparately(messages, flush: false)
-            }
+            client.send(responses + messages)
             responses.removeAll(keepingCapacity: true)
             messages.removeAll(keepingCapacity: true)
-            context.channel.flush()
         }
         context.fireChannelReadComplete()
     }

@@ -12,7 +12,7 @@ struct IdleFriendlyRecvAllocator: RecvByteBufferAllocator {
     let firstCapacity: Int
     private var first = true
 
-    init(firstCapacity: Int = 512, minimum: Int = 2048, maximum: Int = 65536) {
+    init(firstCapacity: Int = 512, minimum: Int = 2048, maximum: Int = 262144) {
         self.firstCapacity = firstCapacity
         adaptive = AdaptiveRecvByteBufferAllocator(minimum: minimum, initial: minimum, maximum: maximum)
     }
