@@ -38,7 +38,11 @@ struct AgentBench: AsyncParsableCommand {
             connections = 5
             messages = 300
         }
+        // The relay and the agents get event loops of their own, as separate processes would (and
+        // as smp-bench does): with one shared group, NIO's round robin can put the relay's busiest
+        // connection and an agent's on the same thread.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let relayGroup = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let dir = NSTemporaryDirectory() + "agent-bench-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir + "/relay", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -48,7 +52,7 @@ struct AgentBench: AsyncParsableCommand {
         relayConfig.host = "127.0.0.1"
         relayConfig.queueQuota = 1_000_000
         let creds = try ServerCredentials.generate(commonName: "127.0.0.1")
-        let relay = try await SMPRelayServer.start(config: relayConfig, credentials: creds, dataDirectory: dir + "/relay", group: group)
+        let relay = try await SMPRelayServer.start(config: relayConfig, credentials: creds, dataDirectory: dir + "/relay", group: relayGroup)
         let address = try SMPServerAddress(keyHash: creds.keyHash, hosts: ["127.0.0.1"], port: relay.port)
         let config = AgentConfig(servers: [address])
         let alice = try SMPAgent(config: config, databasePath: dir + "/alice.db", group: group)
@@ -82,6 +86,7 @@ struct AgentBench: AsyncParsableCommand {
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
         let cpu0 = processCPUMicros()
         let writes0 = (alice.databaseWrites, bob.databaseWrites)
+        let threads0 = ThreadCPU.snapshot()
         let start = nowNanos()
         let count = messages
         let sender = Task {
@@ -111,6 +116,7 @@ struct AgentBench: AsyncParsableCommand {
                      Double(alice.databaseWrites - writes0.0) / Double(messages), Double(bob.databaseWrites - writes0.1) / Double(messages)))
         print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
                      Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
+        print("  (" + ThreadCPU.summary(since: threads0, seconds: seconds) + ")")
         let floor = try AgentFloor.measure(pq: true)
         print("  floor: the work each message must do, timed single-threaded in this run:")
         floor.printItems(nameWidth: 68)
@@ -123,6 +129,8 @@ struct AgentBench: AsyncParsableCommand {
         print("== throughput: \(messages) messages over \(parallel.count) connections at once, persisted, each acknowledged")
         let perConn = messages / parallel.count
         let cpu2 = processCPUMicros()
+        let threads2 = ThreadCPU.snapshot()
+        let writes2 = (alice.databaseWrites, bob.databaseWrites)
         let start2 = nowNanos()
         let senders = parallel.map { p in
             Task { for _ in 0..<perConn { _ = try await alice.sendMessage(connId: p.0, body: body) } }
@@ -144,6 +152,9 @@ struct AgentBench: AsyncParsableCommand {
         let cpuPerMessage2 = (processCPUMicros() - cpu2) / Double(got)
         print(String(format: "  %.0f messages/s (%.2f s); CPU of the whole process %.0f us per message (%.2f cores busy) = %.1fx the floor",
                      Double(got) / seconds2, seconds2, cpuPerMessage2, cpuPerMessage2 * Double(got) / 1e6 / seconds2, cpuPerMessage2 / floor.totalMicros))
+        print("  (" + ThreadCPU.summary(since: threads2, seconds: seconds2) + ")")
+        print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
+                     Double(alice.databaseWrites - writes2.0) / Double(got), Double(bob.databaseWrites - writes2.1) / Double(got)))
         if throughputOnly { return }
 
         print("== ratchet encrypt+decrypt vs its bare primitives (single thread)")
@@ -152,6 +163,7 @@ struct AgentBench: AsyncParsableCommand {
         await bob.stop()
         await relay.shutdown()
         try await group.shutdownGracefully()
+        try await relayGroup.shutdownGracefully()
     }
 
     /// One ratchet message = header AES-GCM + body AES-GCM (+ KDFs, padding, encoding); every

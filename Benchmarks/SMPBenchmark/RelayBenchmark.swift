@@ -30,6 +30,8 @@ enum RelayBenchmark {
         /// Transport blocks the relay read and wrote per delivery in the measured window (the
         /// reference's framing makes 5: SEND, its OK, MSG, ACK, its OK).
         let blocksPerDelivery: Double
+        /// Which threads the measured window's CPU went to (ThreadCPU.summary).
+        let threads: String
         var deliveriesPerSecond: Double { Double(deliveries) / seconds }
     }
 
@@ -139,9 +141,10 @@ enum RelayBenchmark {
 
         await sleep(seconds: warmup)
         latencies.setRecording(true)
-        let c0 = delivered.value, t0 = nowNanos(), cpu0 = processCPUMicros(), b0 = server.blockStatistics
+        let c0 = delivered.value, t0 = nowNanos(), cpu0 = processCPUMicros(), b0 = server.blockStatistics, threads0 = ThreadCPU.snapshot()
         await sleep(seconds: duration)
         let c1 = delivered.value, t1 = nowNanos(), cpu1 = processCPUMicros(), b1 = server.blockStatistics
+        let threads = ThreadCPU.summary(since: threads0, seconds: Double(t1 - t0) / 1e9)
         latencies.setRecording(false)
 
         // Stop sending and let what is in flight arrive, then tear down.
@@ -160,7 +163,7 @@ enum RelayBenchmark {
         return Result(queues: n, deliveries: c1 - c0, seconds: Double(t1 - t0) / 1e9, p50: p?.p50 ?? .nan, p99: p?.p99 ?? .nan,
                       samples: p?.count ?? 0, errors: errors.value, firstError: firstError.withLockedValue { $0 }, setupSeconds: setupSeconds,
                       cpuMicrosPerDelivery: (cpu1 - cpu0) / Double(max(1, c1 - c0)),
-                      blocksPerDelivery: Double(b1.received - b0.received + b1.sent - b0.sent) / Double(max(1, c1 - c0)))
+                      blocksPerDelivery: Double(b1.received - b0.received + b1.sent - b0.sent) / Double(max(1, c1 - c0)), threads: threads)
     }
 }
 

@@ -148,6 +148,7 @@ struct SMPBench: AsyncParsableCommand {
                       + pad(format(r.p50, 2), 9) + pad(format(r.p99, 2), 9) + pad("\(r.samples)", 9) + pad("\(r.errors)", 8)
                       + "\(format(r.setupSeconds, 1)) s")
                 if let e = r.firstError { print("     first error: \(e)") }
+                if window > 1 { print("     (\(r.threads))") }
                 fflush(nil)
             }
             print("   * the same with 1 message in flight: latency without load (its throughput is 1/round trip, not a capacity)")

@@ -64,7 +64,14 @@ extension SMPAgent {
     /// Off the actor: reads the queue and opens what can be opened without the actor's state.
     /// Nil when the queue is unknown; throws only when the database could not be read.
     @concurrent nonisolated func prepareReceive(server: String, _ m: ReceivedMessage) async throws(AgentError) -> ReceivePrepared? {
-        guard let rq = try store.read({ db in try db.rcvQueue(server: server, rcvId: m.recipientId) }) else { return nil }
+        // The queue and, when cached, its connection's committed ratchet, in one database access
+        // (the snapshot is taken as `ratchetSnapshot` takes it).
+        let found = try store.read { db -> (RcvQueueRecord, (PQRatchet, UInt64)?)? in
+            guard let rq = try db.rcvQueue(server: server, rcvId: m.recipientId) else { return nil }
+            let (r, epoch) = ratchets.snapshot(rq.connId)
+            return (rq, r.map { ($0, epoch) })
+        }
+        guard let (rq, snapshot) = found else { return nil }
         guard let body = m.body else { return ReceivePrepared(rq: rq, opened: nil, decrypted: nil) }
         let opened: OpenedMessage
         do { opened = try Self.openQueueMessage(rq, body) } catch {
@@ -72,7 +79,7 @@ extension SMPAgent {
         }
         var decrypted: RatchetDecrypted?
         if case .message(_, let enc) = opened.envelope, opened.env.senderDhKey == nil {
-            decrypted = decryptOnSnapshot(rq.connId, enc)
+            decrypted = decryptOnSnapshot(rq.connId, enc, snapshot: snapshot)
         }
         return ReceivePrepared(rq: rq, opened: .success(opened), decrypted: decrypted)
     }
@@ -101,8 +108,8 @@ extension SMPAgent {
 
     /// Decrypts on a copy of the connection's ratchet (loaded from the database when not
     /// cached). Nil when anything fails: the actor then decrypts, and handles the failure.
-    private nonisolated func decryptOnSnapshot(_ connId: String, _ enc: [UInt8]) -> RatchetDecrypted? {
-        guard let (cached, epoch) = try? ratchetSnapshot(connId) else { return nil }
+    private nonisolated func decryptOnSnapshot(_ connId: String, _ enc: [UInt8], snapshot: (PQRatchet, UInt64)?) -> RatchetDecrypted? {
+        guard let (cached, epoch) = snapshot ?? (try? ratchetSnapshot(connId)) else { return nil }
         var ratchet = cached
         guard let plain = try? ratchet.decrypt(enc), let message = try? AgentMessage.decode(plain),
               let state = try? ratchet.serialized() else { return nil }
