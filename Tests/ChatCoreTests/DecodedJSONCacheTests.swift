@@ -44,6 +44,24 @@ import Testing
         #expect(cache.formattedText("*bold* and _italic_") != nil)
     }
 
+    /// A full memo turns into a previous generation: what was stored just before is still found
+    /// (an item in flight is not decoded again), and a hit there comes back into the current one.
+    @Test func recentEntriesSurviveATurn() {
+        let memo = TextMemo<Int>(capacity: 2)
+        memo.store("a", 1)
+        memo.store("b", 2)
+        memo.store("c", 3)
+        var made = 0
+        #expect(memo.value("a", orMake: { _ in made += 1; return 9 }) == 1)
+        #expect(memo.value("c", orMake: { _ in made += 1; return 9 }) == 3)
+        #expect(made == 0)
+        memo.store("d", 4)
+        memo.store("e", 5)
+        memo.store("f", 6)
+        #expect(memo.value("b", orMake: { _ in made += 1; return 7 }) == 7)
+        #expect(made == 1)
+    }
+
     @Test func undecodableTextIsNil() {
         let memo = DecodeMemo<CIStatus>(capacity: 4)
         #expect(memo.decode("not json") == nil)

@@ -138,4 +138,22 @@ import Testing
         ]
         for s in inputs { _ = Markdown.parse(s) }
     }
+
+    /// The plain-text shortcut answers only for text the parser leaves unformatted (every case
+    /// above, and digits short of a phone number).
+    @Test func plainShortcutAgreesWithParser() {
+        let texts = Self.cases.map(\.text) + [
+            "message 1", "message 123", "message 123456", "1234567", "12 34 56", "(123) 45", "a-b-c", "call 555-1234",
+            "hi there", "ünïcödé tëxt ☃", "a\nb", "two\nlines\n", "  ", "", "x", "tab\tseparated", "émoji 👍🏽 here",
+        ]
+        for t in texts where Markdown.isPlain(t) {
+            for line in Markdown.splitLines(t) {
+                #expect(Markdown.parseLine(line).allSatisfy { $0.format == nil }, "\(t)")
+            }
+            #expect(Markdown.parse(t) == nil, "\(t)")
+        }
+        #expect(Markdown.isPlain("message 123"))
+        #expect(!Markdown.isPlain("call 555-1234"))
+        #expect(!Markdown.isPlain("see simplex.chat"))
+    }
 }

@@ -10,6 +10,7 @@ public enum Markdown {
     /// `parseMaybeMarkdownList`). A one-line text starting with "/" is a bot command as a whole.
     /// Like simplex-chat, a final newline is not part of the result.
     public static func parse(_ text: String) -> [FormattedText]? {
+        if isPlain(text) { return nil }
         let lines = splitLines(text)
         if lines.count == 1, let line = lines.first {
             let trimmed = line.drop(while: { $0 == " " })
@@ -29,6 +30,28 @@ public enum Markdown {
             out = p.out
         }
         return out.items.contains(where: { $0.format != nil }) ? out.items : nil
+    }
+
+    /// Whether `text` certainly has nothing formatted, so `parse` is nil without running the
+    /// parser (whose per-line tables cost more than a short message; issue 16): no character
+    /// that starts a format, mention, command or link (`:` for URIs, `.` for domains, `@` for
+    /// emails), and no run of digits and separators long enough (7) for a phone number.
+    /// Conservative: text it refuses is parsed as before.
+    static func isPlain(_ text: String) -> Bool {
+        var run = 0
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "`"), UInt8(ascii: "#"), UInt8(ascii: "!"),
+                UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "["), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                return false
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                run += 1
+                if run >= 7 { return false }
+            default:
+                run = 0
+            }
+        }
+        return true
     }
 
     /// The fragments of one line (simplex-chat `parseMarkdownList`), formatted or not.

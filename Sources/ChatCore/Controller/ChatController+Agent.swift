@@ -525,9 +525,15 @@ extension ChatController {
         }
         guard !changed.isEmpty, let owner else { return }
         let deferred = store.deferredSentStatuses
+        // A "sent" mark arriving before any other write finds its item as it was inserted.
+        let inserted = changed.map { insertedItem($0) }
+        let none = ItemRelations(reactions: false, mentions: false, file: false)
         let (contact, items, user) = try store.read { db -> (Contact?, [ChatItem], User?) in
             guard let contact = try self.contact(db, owner.contactId) else { return (nil, [], nil) }
-            let items = try changed.compactMap { id in try db.withChatItemRow(id) { r, has in try self.chatItem(db, r, deferred: deferred, has: has) } }
+            let items = try zip(changed, inserted).compactMap { id, row in
+                if let row { return try self.chatItem(db, row, deferred: deferred, has: none) }
+                return try db.withChatItemRow(id) { r, has in try self.chatItem(db, r, deferred: deferred, has: has) }
+            }
             return (contact, items, items.isEmpty ? nil : try self.user(db, owner.userId))
         }
         guard let contact, let user, !items.isEmpty else { return }

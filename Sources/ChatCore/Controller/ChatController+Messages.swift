@@ -72,6 +72,12 @@ extension ChatController {
 
     func chatItem(_ itemId: Int64) throws(ChatError) -> ChatItem {
         let deferred = store.deferredSentStatuses
+        if let inserted = insertedItem(itemId) {
+            // Just inserted, and nothing written since: no reactions, mentions or file yet.
+            return try store.read { db in
+                try self.chatItem(db, inserted, deferred: deferred, has: ItemRelations(reactions: false, mentions: false, file: false))
+            }
+        }
         guard let item = try store.read({ db -> ChatItem? in
             try db.withChatItemRow(itemId) { r, has in try self.chatItem(db, r, deferred: deferred, has: has) }
         }) else {
@@ -80,12 +86,44 @@ extension ChatController {
         return item
     }
 
+    /// Remembers the contacts' items a write just inserted (the others are read back as before).
+    func rememberInserted(_ items: [(id: Int64, item: NewChatItem)], at now: Double) {
+        var kept: [Int64: NewChatItem] = [:]
+        for (id, item) in items where InsertedItemColumns.covers(item) { kept[id] = item }
+        insertedItems = kept.isEmpty ? nil
+            : InsertedItems(store: ObjectIdentifier(store), writeCount: store.writeCount, at: now, items: kept)
+    }
+
+    /// An item's row as `rememberInserted` kept it, while no write has followed its insert.
+    func insertedItem(_ itemId: Int64) -> InsertedItemColumns? {
+        guard let ins = insertedItems, let item = ins.items[itemId] else { return nil }
+        guard ins.store == ObjectIdentifier(store), ins.writeCount == store.writeCount else {
+            insertedItems = nil
+            return nil
+        }
+        return InsertedItemColumns(item, id: itemId, at: ins.at)
+    }
+
     func setStatus(_ itemId: Int64, _ status: CIStatus) throws(ChatError) {
         let s = try json(status)
         try store.write { db in try db.setItemStatus(itemId, s, at: Self.now) }
     }
 
     func json<T: Encodable>(_ v: T) throws(ChatError) -> String { try Self.jsonText(v) }
+
+    /// A status as stored; the few that every message writes are encoded once (issue 16).
+    func json(_ status: CIStatus) throws(ChatError) -> String {
+        if let known = Self.commonStatusJSON[status] { return known }
+        return try Self.jsonText(status)
+    }
+
+    private static let commonStatusJSON: [CIStatus: String] = {
+        var known: [CIStatus: String] = [:]
+        for s: CIStatus in [.sndNew, .rcvNew, .rcvRead, .sndSent(sndProgress: .complete), .sndRcvd(msgRcptStatus: .ok, sndProgress: .complete)] {
+            known[s] = try? jsonText(s)
+        }
+        return known
+    }()
 
     /// A message item's content as stored. Text content (which decodes back exactly) is kept
     /// decoded for the item's answer or event read right after the write.

@@ -74,6 +74,9 @@ public actor ChatController {
     var networkConfig: [String: JSONValue]?
     /// Decoded JSON columns the hot reads repeat (preferences, statuses, contents).
     nonisolated let decoded = DecodedJSONCache()
+    /// Contacts' items as the last write that stored messages inserted them: `chatItem(_:)` makes
+    /// them from these values while no write has followed (issue 16).
+    var insertedItems: InsertedItems?
 
     /// The chat database file for a prefix (`<prefix>_chat.db`).
     public static func chatDatabasePath(_ prefix: String) -> String { prefix + "_chat.db" }

@@ -6,17 +6,69 @@ import NIOConcurrencyHelpers
 /// are kept as values and encoded as JSON by the reader, so the controller's actor never spends
 /// its time encoding them.
 final class EventQueue: Sendable {
+    private struct Waiter {
+        /// `DispatchTime` uptime nanoseconds when the wait ends with nothing.
+        let deadline: UInt64
+        let cont: CheckedContinuation<ChatEvent?, Never>
+    }
+
     private struct State {
+        /// Events not read yet from `head` on: taking the first is O(1), the slots before `head`
+        /// are dropped when the buffer empties or is mostly read (removeFirst moved them all).
         var buffer: [ChatEvent] = []
-        var waiters: [(id: UInt64, cont: CheckedContinuation<ChatEvent?, Never>)] = []
-        var nextId: UInt64 = 0
+        var head = 0
+        var waiters: [Waiter] = []
         var closed = false
+        /// The deadline the timer is set for, nil when no wait needs it.
+        var timerDeadline: UInt64?
+
+        var isEmpty: Bool { head >= buffer.count }
+
+        mutating func takeFirst() -> ChatEvent {
+            let e = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 256, head * 2 >= buffer.count {
+                buffer.removeFirst(head)
+                head = 0
+            }
+            return e
+        }
+
+        /// Removes the waits past `now`, and gives the earliest deadline left.
+        mutating func expire(now: UInt64) -> (expired: [CheckedContinuation<ChatEvent?, Never>], next: UInt64?) {
+            var expired: [CheckedContinuation<ChatEvent?, Never>] = []
+            var next: UInt64?
+            waiters.removeAll { w in
+                if w.deadline <= now {
+                    expired.append(w.cont)
+                    return true
+                }
+                next = min(next ?? w.deadline, w.deadline)
+                return false
+            }
+            return (expired, next)
+        }
     }
 
     private let state = NIOLockedValueBox(State())
+    /// One Dispatch timer ends every timed wait (a busy cooperative pool must not stretch a wait,
+    /// so not a Task): a timer per wait lived for the whole timeout after an event had ended the
+    /// wait, thousands of them pending at a few hundred events a second (issue 16).
+    private let timer: WaitTimer
     /// JSON of the user, profiles, connections and preferences that recur in every event; the
     /// controller's answers to commands use it too.
     let memo = JSONFragmentMemo()
+
+    init() {
+        timer = WaitTimer()
+        timer.source.setEventHandler { [weak self] in self?.timerFired() }
+        timer.source.resume()
+    }
+
+    deinit { timer.source.cancel() }
 
     func push(_ event: ChatEvent) {
         let waiter = state.withLockedValue { s -> CheckedContinuation<ChatEvent?, Never>? in
@@ -34,30 +86,34 @@ final class EventQueue: Sendable {
     }
 
     func popEvent(timeout: Double) async -> ChatEvent? {
-        let id = state.withLockedValue { s -> UInt64 in
-            s.nextId += 1
-            return s.nextId
-        }
-        return await withCheckedContinuation { (cont: CheckedContinuation<ChatEvent?, Never>) in
+        await withCheckedContinuation { (cont: CheckedContinuation<ChatEvent?, Never>) in
             let immediate = state.withLockedValue { s -> ChatEvent?? in
-                if !s.buffer.isEmpty { return .some(s.buffer.removeFirst()) }
+                if !s.isEmpty { return .some(s.takeFirst()) }
                 if s.closed || timeout <= 0 { return .some(nil) }
-                s.waiters.append((id, cont))
+                // At most a year: the deadline stays far from overflowing.
+                let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(min(timeout, 31_536_000) * 1e9)
+                s.waiters.append(Waiter(deadline: deadline, cont: cont))
+                // A timer set for a later time is moved earlier; one set earlier (for a wait an
+                // event has ended since) fires, finds nothing due and moves to the next deadline.
+                if s.timerDeadline.map({ deadline < $0 }) ?? true {
+                    s.timerDeadline = deadline
+                    timer.source.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline))
+                }
                 return nil
             }
-            if let immediate {
-                cont.resume(returning: immediate)
-                return
-            }
-            // A Dispatch timer, not a Task: a busy cooperative pool must not stretch the wait.
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                let expired = self.state.withLockedValue { s -> CheckedContinuation<ChatEvent?, Never>? in
-                    guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return s.waiters.remove(at: i).cont
-                }
-                expired?.resume(returning: nil)
-            }
+            if let immediate { cont.resume(returning: immediate) }
         }
+    }
+
+    /// Ends the waits whose time is up and sets the timer for the next one.
+    private func timerFired() {
+        let expired = state.withLockedValue { s -> [CheckedContinuation<ChatEvent?, Never>] in
+            let (expired, next) = s.expire(now: DispatchTime.now().uptimeNanoseconds)
+            s.timerDeadline = next
+            if let next { timer.source.schedule(deadline: DispatchTime(uptimeNanoseconds: next)) }
+            return expired
+        }
+        for c in expired { c.resume(returning: nil) }
     }
 
     /// Wakes every waiter with nothing; later pushes are dropped.
@@ -69,4 +125,10 @@ final class EventQueue: Sendable {
         }
         for w in waiters { w.resume(returning: nil) }
     }
+}
+
+/// The event queue's timer. Dispatch sources are thread-safe (schedule and cancel from any
+/// thread); the type is not marked Sendable on Linux, hence the unchecked conformance.
+private final class WaitTimer: @unchecked Sendable {
+    let source = DispatchSource.makeTimerSource(queue: .global())
 }

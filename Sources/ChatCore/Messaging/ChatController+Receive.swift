@@ -77,7 +77,7 @@ extension ChatController {
             }
         }
         // One transaction per received message: the duplicate check, the quote and the item.
-        return try store.write { db -> Int64? in
+        let id = try store.write { db -> Int64? in
             let qid = container.quote?.msgRef.msgId?.base64url
             switch source {
             case .contact(let c):
@@ -96,6 +96,8 @@ extension ChatController {
             }
             return id
         }
+        if let id { rememberInserted([(id, item)], at: now) }
+        return id
     }
 
     /// x.msg.update: the sender edits its message; the same content changes nothing.

@@ -198,6 +198,9 @@ extension ChatController {
             }
             return ids
         }
+        if case .direct = target {
+            rememberInserted(rows.indices.compactMap { i in ids[i].map { ($0, rows[i]) } }, at: now)
+        }
         for d in deliveries {
             guard let early = earlyStatuses.removeValue(forKey: EarlyKey(agentConnId: d.agentConnId, msgId: d.agentMsgId)) else { continue }
             if case .group = target { try groupDeliveryUpdate(d.agentConnId, d.agentMsgId, early) }

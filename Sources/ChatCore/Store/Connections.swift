@@ -1,4 +1,5 @@
 import GRDB
+import SimplexStore
 
 /// Connections, addresses and contact requests as the agent's events need them (simplex-chat
 /// Store/Connections.hs, Store/Direct.hs).
@@ -62,10 +63,11 @@ extension Database {
     /// The sent direct items an agent report (SENT, RCVD, MERR) is about, several when they went
     /// in one batch: `(itemId, contactId, userId)`.
     func sentContactItems(agentConnId: String, agentMsgId: Int64) throws -> [(Int64, Int64, Int64, String)] {
-        try Row.fetchAll(cachedStatement(sql: """
+        // Decoded in place (no GRDB `Row` per item): two of these run for every sent message.
+        try allRows(cachedStatement(sql: """
             SELECT ci.chat_item_id, ci.contact_id, ci.user_id, ci.item_status FROM chat_items ci JOIN connections c ON c.contact_id = ci.contact_id
             WHERE c.agent_conn_id = ? AND ci.agent_msg_id = ? AND ci.item_sent = 1 ORDER BY ci.chat_item_id
-            """), arguments: [agentConnId, agentMsgId]).map { ($0[0], $0[1], $0[2], $0[3]) }
+            """), [agentConnId, agentMsgId]) { r in (r[0], r[1], r[2], r[3]) }
     }
 
     /// Timed items whose time has come: `(itemId, contactId, groupId, userId)`.

@@ -19,8 +19,7 @@ final class DecodedJSONCache: Sendable {
     }
 }
 
-/// A bounded map from JSON text to its decoded value (emptied when full: the hot entries come
-/// back at once, and nothing needs ageing).
+/// A bounded map from JSON text to its decoded value (`TextMemo`'s two generations).
 final class DecodeMemo<T: Decodable & Sendable>: Sendable {
     private let memo: TextMemo<T>
 
@@ -38,25 +37,45 @@ final class DecodeMemo<T: Decodable & Sendable>: Sendable {
     }
 }
 
-/// A bounded map from a text to what a pure function of it gives (emptied when full).
+/// A bounded map from a text to what a pure function of it gives, in two generations: when the
+/// current one is full it becomes the previous one (dropped at the next turn) and a hit there
+/// moves back. Emptying it all at once lost the items still in flight (a sent item's content is
+/// read again at its SENT and at its receipt, tens of messages later), which then decoded again.
 final class TextMemo<Value: Sendable>: Sendable {
-    private let values = NIOLockedValueBox<[String: Value]>([:])
+    private struct Generations {
+        var current: [String: Value] = [:]
+        var previous: [String: Value] = [:]
+
+        mutating func insert(_ text: String, _ value: Value, capacity: Int) {
+            if current.count >= capacity {
+                previous = current
+                current = [:]
+                current.reserveCapacity(capacity)
+            }
+            current[text] = value
+        }
+    }
+
+    private let values = NIOLockedValueBox(Generations())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
     /// The value for `text`, made (and kept) on a miss; nil when `make` gives none (not kept).
     func value(_ text: String, orMake make: (String) -> Value?) -> Value? {
-        if let v = values.withLockedValue({ $0[text] }) { return v }
+        let found = values.withLockedValue { g -> Value? in
+            if let v = g.current[text] { return v }
+            guard let v = g.previous.removeValue(forKey: text) else { return nil }
+            g.insert(text, v, capacity: capacity)
+            return v
+        }
+        if let found { return found }
         guard let v = make(text) else { return nil }
         store(text, v)
         return v
     }
 
     func store(_ text: String, _ value: Value) {
-        values.withLockedValue { d in
-            if d.count >= capacity { d.removeAll(keepingCapacity: true) }
-            d[text] = value
-        }
+        values.withLockedValue { g in g.insert(text, value, capacity: capacity) }
     }
 }

@@ -303,3 +303,55 @@ extension Contact {
         return c
     }
 }
+
+/// Contacts' items as one write transaction inserted them, and the store's write count after it
+/// (issue 16): while no other write has followed, each row is exactly these values, so the
+/// item's answer or event is made from them instead of reading the row back.
+struct InsertedItems {
+    let store: ObjectIdentifier
+    let writeCount: Int
+    let at: Double
+    let items: [Int64: NewChatItem]
+}
+
+/// The row `insertChatItem(i, at: now)` writes for a contact's item (group items have mentions,
+/// scopes and forwarding hosts written apart), as SQLite returns it: each value converted as GRDB
+/// binds it, the columns the insert leaves out at their defaults. Read by name only.
+struct InsertedItemColumns: ColumnReading {
+    private let values: [String: DatabaseValue]
+
+    init(_ i: NewChatItem, id: Int64, at now: Double) {
+        values = [
+            "chat_item_id": id.databaseValue, "user_id": i.userId.databaseValue, "contact_id": i.contactId.databaseValue,
+            "group_id": DatabaseValue.null, "group_member_id": i.memberGmId.databaseValue, "item_sent": i.sent.databaseValue,
+            "item_ts": i.itemTs.databaseValue, "item_text": i.text.databaseValue, "item_content": i.contentJSON.databaseValue,
+            "item_status": i.statusJSON.databaseValue, "shared_msg_id": i.sharedMsgId.databaseValue, "agent_msg_id": i.agentMsgId.databaseValue,
+            "item_edited": false.databaseValue, "item_deleted": i.deletedJSON.databaseValue, "item_forwarded": i.forwarded.databaseValue,
+            "item_live": i.live.databaseValue, "timed_ttl": i.ttl.databaseValue, "timed_delete_at": i.deleteAt.databaseValue,
+            "quoted_item_id": i.quotedItemId.databaseValue, "quoted_shared_msg_id": i.quotedSharedMsgId.databaseValue,
+            "quoted_sent": i.quotedSent.databaseValue, "quoted_sent_at": i.quotedSentAt.databaseValue,
+            "quoted_content": i.quotedContentJSON.databaseValue, "quoted_member_id": i.quotedMemberId.databaseValue,
+            "created_at": now.databaseValue, "updated_at": now.databaseValue, "user_mention": false.databaseValue,
+            "forwarded_by_group_member_id": DatabaseValue.null, "group_scope_tag": DatabaseValue.null,
+            "group_scope_group_member_id": DatabaseValue.null,
+        ]
+    }
+
+    /// Whether `insertChatItem` writes `i` in its row alone (a contact's item).
+    static func covers(_ i: NewChatItem) -> Bool {
+        i.contactId != nil && i.groupId == nil && i.scopeMemberGmId == nil && i.forwardedByGmId == nil && i.mentions.isEmpty && !i.userMention
+    }
+
+    subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
+        guard let v = values[columnName] else {
+            guard let missing = Value.fromMissingColumn() else { fatalError("no column \(columnName) in an inserted item") }
+            return missing
+        }
+        guard let value = Value.fromDatabaseValue(v) else { fatalError("could not read \(v) as \(Value.self) from column \(columnName)") }
+        return value
+    }
+
+    subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
+        fatalError("an inserted item's columns are read by name")
+    }
+}
