@@ -38,13 +38,7 @@ final class ClientBlockSharingTests: XCTestCase {
     /// A relay that stops answering: each command fails with `.timeout` at its own deadline,
     /// including one sent after the timer was armed for an earlier command.
     func testUnansweredCommandsTimeOutEachAtItsDeadline() async throws {
-        let relayLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var config = SMPServerConfig()
-        config.port = 0
-        config.bindAddress = "127.0.0.1"
-        config.host = "127.0.0.1"
-        let server = try await SMPRelayServer.start(config: config, credentials: try .generate(commonName: "127.0.0.1"),
-                                                    dataDirectory: nil, group: relayLoop)
+        let (server, relayLoop) = try await TestRelay.startOnOwnLoop()
         var clientConfig = SMPClientConfig()
         clientConfig.commandTimeout = 0.5
         clientConfig.pingInterval = 0

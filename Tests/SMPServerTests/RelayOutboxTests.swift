@@ -12,13 +12,7 @@ import XCTest
 /// recipient's own commands got in the same turn of its event loop.
 final class RelayOutboxTests: XCTestCase {
     func testDeliveryRidesWithTheRecipientsResponse() async throws {
-        let relayLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var config = SMPServerConfig()
-        config.port = 0
-        config.bindAddress = "127.0.0.1"
-        config.host = "127.0.0.1"
-        let server = try await SMPRelayServer.start(config: config, credentials: try .generate(commonName: "127.0.0.1"),
-                                                    dataDirectory: nil, group: relayLoop)
+        let (server, relayLoop) = try await TestRelay.startOnOwnLoop()
         let recipient = SMPClient(server: server.address, group: TestGroup.shared)
         let sender = SMPClient(server: server.address, group: TestGroup.shared)
         let events = EventCollector(recipient)

@@ -25,6 +25,19 @@ struct TestRelay {
         return TestRelay(server: server, credentials: creds, dataDirectory: dataDirectory)
     }
 
+    /// A relay on an event loop of its own (one thread), which a test can hold to make the relay
+    /// read several connections' commands in one turn, or to stop it answering.
+    static func startOnOwnLoop() async throws -> (server: SMPRelayServer, loop: MultiThreadedEventLoopGroup) {
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var config = SMPServerConfig()
+        config.port = 0
+        config.bindAddress = "127.0.0.1"
+        config.host = "127.0.0.1"
+        let server = try await SMPRelayServer.start(config: config, credentials: try .generate(commonName: "127.0.0.1"),
+                                                    dataDirectory: nil, group: loop)
+        return (server, loop)
+    }
+
     func client(config: SMPClientConfig = SMPClientConfig()) -> SMPClient {
         SMPClient(server: server.address, config: config, group: TestGroup.shared)
     }
