@@ -85,6 +85,11 @@ struct AgentBench: AsyncParsableCommand {
         print("== throughput: \(messages) messages Alice -> Bob, persisted on both sides, Bob acknowledges each")
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
         let cpu0 = processCPUMicros()
+        /// Each side's agent-database write transactions per message since `start`.
+        func printCommits(since start: (Int, Int), messages: Int) {
+            print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
+                         Double(alice.databaseWrites - start.0) / Double(messages), Double(bob.databaseWrites - start.1) / Double(messages)))
+        }
         let writes0 = (alice.databaseWrites, bob.databaseWrites)
         let threads0 = ThreadCPU.snapshot()
         let start = nowNanos()
@@ -112,8 +117,7 @@ struct AgentBench: AsyncParsableCommand {
         let enqueueSeconds = try await sender.value
         print(String(format: "  (queueing all %d took %.2f s: %.0f sendMessage/s)", messages, enqueueSeconds, Double(messages) / enqueueSeconds))
         let cpuPerMessage = (processCPUMicros() - cpu0) / Double(messages)
-        print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
-                     Double(alice.databaseWrites - writes0.0) / Double(messages), Double(bob.databaseWrites - writes0.1) / Double(messages)))
+        printCommits(since: writes0, messages: messages)
         print(String(format: "  %.0f messages/s (%.2f s; target >= 2,000/s); CPU of the whole process %.0f us per message (%.2f cores busy)",
                      Double(messages) / seconds, seconds, cpuPerMessage, cpuPerMessage * Double(messages) / 1e6 / seconds))
         print("  (" + ThreadCPU.summary(since: threads0, seconds: seconds) + ")")
@@ -153,8 +157,7 @@ struct AgentBench: AsyncParsableCommand {
         print(String(format: "  %.0f messages/s (%.2f s); CPU of the whole process %.0f us per message (%.2f cores busy) = %.1fx the floor",
                      Double(got) / seconds2, seconds2, cpuPerMessage2, cpuPerMessage2 * Double(got) / 1e6 / seconds2, cpuPerMessage2 / floor.totalMicros))
         print("  (" + ThreadCPU.summary(since: threads2, seconds: seconds2) + ")")
-        print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
-                     Double(alice.databaseWrites - writes2.0) / Double(got), Double(bob.databaseWrites - writes2.1) / Double(got)))
+        printCommits(since: writes2, messages: got)
         if throughputOnly { return }
 
         print("== ratchet encrypt+decrypt vs its bare primitives (single thread)")

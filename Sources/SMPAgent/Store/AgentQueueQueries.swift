@@ -211,7 +211,8 @@ extension Database {
 
     // MARK: delivery receipts waiting to be sent
 
-    /// A deferred receipt: nothing when the connection was deleted since.
+    /// A receipt acknowledged by the layer above (written deferred): nothing when the connection
+    /// was deleted since.
     func insertPendingReceiptIfConnected(_ connId: String, _ r: AMessageReceipt) throws {
         try run("""
             INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info)
@@ -219,10 +220,6 @@ extension Database {
             """, [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo), connId])
     }
 
-    func insertPendingReceipt(_ connId: String, _ r: AMessageReceipt) throws {
-        try run("INSERT OR IGNORE INTO pending_receipts (conn_id, agent_msg_id, msg_hash, rcpt_info) VALUES (?, ?, ?, ?)",
-                [connId, r.agentMsgId, Data(r.msgHash), Data(r.rcptInfo)])
-    }
 
     /// The message a receipt refers to: the receipt names its `internal_snd_id`.
     func sndMessage(_ connId: String, sndMsgId: Int64) throws -> SndMessageRecord? {

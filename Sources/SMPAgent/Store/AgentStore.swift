@@ -58,10 +58,7 @@ final class AgentStore: Sendable {
     /// `committed` runs after the COMMIT, before the database is released (RatchetStates).
     /// Deferred changes go first in the transaction; if it fails they wait for the next one.
     func write<T>(_ body: (Database) throws -> T, committed: () -> Void = {}) throws(AgentError) -> T {
-        let pending = deferred.withLockedValue { d -> [DeferredWrite] in
-            defer { d.writes.removeAll(keepingCapacity: true) }
-            return d.writes
-        }
+        let pending = deferred.withLockedValue { $0.take() }
         do {
             return try dbQueue.immediateTransaction({ db in
                 if !pending.isEmpty { try db.applyDeferredWrites(pending) }
@@ -71,24 +68,9 @@ final class AgentStore: Sendable {
                 committed()
             })
         } catch {
-            if !pending.isEmpty { requeue(pending) }
+            if !pending.isEmpty { deferWrites(pending, first: true) }
             throw AgentError.wrapStore(error)
         }
-    }
-
-    /// Queues changes for the next write transaction; one is started after `deferredWriteDelay`
-    /// if none comes first.
-    func deferWrites(_ writes: [DeferredWrite]) {
-        guard !writes.isEmpty else { return }
-        let schedule = deferred.withLockedValue { d -> Bool in
-            guard !d.closed else { return false }
-            d.writes.append(contentsOf: writes)
-            for case .sndSent(let connId, let id) in writes { d.lastSent[connId] = max(d.lastSent[connId] ?? 0, id) }
-            guard !d.flushScheduled else { return false }
-            d.flushScheduled = true
-            return true
-        }
-        if schedule { scheduleFlush() }
     }
 
     /// Writes what waits now (the delay's transaction, and the last one before closing).
@@ -111,7 +93,7 @@ final class AgentStore: Sendable {
 
     /// Whether the acknowledgement of this received message waits to be written.
     func isAcknowledgementDeferred(_ connId: String, internalId: Int64) -> Bool {
-        deferred.withLockedValue { $0.writes.contains(.rcvAcknowledged(connId: connId, internalId: internalId)) }
+        deferred.withLockedValue { $0.acknowledged.contains(.init(connId: connId, internalId: internalId)) }
     }
 
     /// Whether receipts of the connection wait to be written (they count as pending receipts).
@@ -121,10 +103,13 @@ final class AgentStore: Sendable {
         }
     }
 
-    private func requeue(_ writes: [DeferredWrite]) {
+    /// Queues changes for the next write transaction (a failed transaction's go back first); one
+    /// is started after `deferredWriteDelay` if none comes first.
+    func deferWrites(_ writes: [DeferredWrite], first: Bool = false) {
+        guard !writes.isEmpty else { return }
         let schedule = deferred.withLockedValue { d -> Bool in
             guard !d.closed else { return false }
-            d.writes.insert(contentsOf: writes, at: 0)
+            d.add(writes, first: first)
             guard !d.flushScheduled else { return false }
             d.flushScheduled = true
             return true

@@ -15,22 +15,44 @@ enum DeferredWrite: Sendable, Equatable {
     /// A delivery receipt waiting for the connection's next A_RCVD: lost, the sender does not
     /// learn that this message arrived.
     case receipt(connId: String, AMessageReceipt)
-
-    var connId: String {
-        switch self {
-        case .rcvAcknowledged(let c, _), .sndSent(let c, _), .receipt(let c, _): c
-        }
-    }
 }
 
 /// What waits to be written, and which deferred changes the queries must account for until it is.
 struct DeferredWriteState: Sendable {
-    var writes: [DeferredWrite] = []
+    private(set) var writes: [DeferredWrite] = []
+    /// The acknowledgements among `writes`, for the per-message lookup.
+    private(set) var acknowledged: Set<MessageKey> = []
     /// The highest message id of each connection marked sent while its mark waits (or since):
     /// messages go out in order, so the next to send is past it.
     var lastSent: [String: Int64] = [:]
     var flushScheduled = false
     var closed = false
+
+    struct MessageKey: Hashable, Sendable {
+        let connId: String
+        let internalId: Int64
+    }
+
+    /// Adds changes, after those waiting or (a failed transaction's, back) before them.
+    mutating func add(_ new: [DeferredWrite], first: Bool = false) {
+        if first { writes.insert(contentsOf: new, at: 0) } else { writes.append(contentsOf: new) }
+        for w in new {
+            switch w {
+            case .rcvAcknowledged(let connId, let id): acknowledged.insert(MessageKey(connId: connId, internalId: id))
+            case .sndSent(let connId, let id): lastSent[connId] = max(lastSent[connId] ?? 0, id)
+            case .receipt: break
+            }
+        }
+    }
+
+    /// Everything waiting, for a transaction to write.
+    mutating func take() -> [DeferredWrite] {
+        defer {
+            writes.removeAll(keepingCapacity: true)
+            acknowledged.removeAll(keepingCapacity: true)
+        }
+        return writes
+    }
 }
 
 extension Database {

@@ -1,7 +1,8 @@
 import NIOCore
 
-/// Receive buffers for relay connections, sized like NIO's adaptive allocator (2 KB up to 64 KB
-/// with the traffic) but handed out fresh for every read, so a buffer lives only while its bytes
+/// Receive buffers for relay connections, sized like NIO's adaptive allocator (2 KB up to 256 KB
+/// with the traffic: a busy sender's read then holds up to 16 blocks, whose responses share
+/// blocks) but handed out fresh for every read, so a buffer lives only while its bytes
 /// go through the pipeline: NIO's pool keeps the first buffer a channel ever read into for the
 /// channel's whole life, and with this allocator that is the small one that read the
 /// ClientHello, where the adaptive one kept a 16-32 KB buffer per idle client (issue 16).
