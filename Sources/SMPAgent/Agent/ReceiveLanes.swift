@@ -66,7 +66,7 @@ extension SMPAgent {
     @concurrent nonisolated func prepareReceive(server: String, _ m: ReceivedMessage) async throws(AgentError) -> ReceivePrepared? {
         // The queue and, when cached, its connection's committed ratchet, in one database access
         // (the snapshot is taken as `ratchetSnapshot` takes it).
-        let found = try store.read { db -> (RcvQueueRecord, (PQRatchet, UInt64)?)? in
+        let found = try await store.readAsync { db -> (RcvQueueRecord, (PQRatchet, UInt64)?)? in
             guard let rq = try db.rcvQueue(server: server, rcvId: m.recipientId) else { return nil }
             let (r, epoch) = ratchets.snapshot(rq.connId)
             return (rq, r.map { ($0, epoch) })
@@ -146,7 +146,7 @@ extension SMPAgent {
         var committed = false
         let result: (RcvMessageRecord?, [AgentEventKind])?
         do {
-            result = try store.write({ db -> (RcvMessageRecord?, [AgentEventKind])? in
+            result = try await store.writeAsync({ db -> (RcvMessageRecord?, [AgentEventKind])? in
                 // As the actor would find them now: the same queue, no copy stored, the ratchet
                 // the lane decrypted with, and no re-synchronization to end.
                 guard ratchets.epoch(connId) == d.epoch,

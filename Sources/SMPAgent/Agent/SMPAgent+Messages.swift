@@ -9,8 +9,8 @@ import SMPProtocol
 extension SMPAgent {
     /// Queues a user message (A_MSG) and returns its id; SENT or MERR reports the outcome.
     /// The message is encrypted and stored before this returns, so it survives a restart.
-    public func sendMessage(connId: String, body: [UInt8]) throws(AgentError) -> Int64 {
-        let id = try write { db in
+    public func sendMessage(connId: String, body: [UInt8]) async throws(AgentError) -> Int64 {
+        let id = try await writeAsync { db in
             guard let conn = try db.connectionRecord(connId) else { throw AgentError.connection(.notFound, connId) }
             guard conn.connMode == "invitation", [.allowed, .active, .joined].contains(conn.status),
                 try db.hasSndQueue(connId)

@@ -18,10 +18,32 @@ extension SMPAgent {
             ratchetPending.removeAll()
             return result
         } catch {
-            for connId in ratchetPending.keys { ratchets.drop(connId) }
-            ratchetPending.removeAll()
+            dropPendingRatchets()
             throw error
         }
+    }
+
+    /// `write` that waits for the database suspended (the actor runs other work meanwhile):
+    /// the transaction itself still runs on the actor, with nothing else in between.
+    func writeAsync<T>(_ body: (Database) throws -> T) async throws(AgentError) -> T {
+        do {
+            let result = try await store.writeAsync({ db in
+                self.ratchetPending.removeAll()
+                return try body(db)
+            }, committed: {
+                for (connId, r) in ratchetPending { ratchets.publish(connId, r) }
+            })
+            ratchetPending.removeAll()
+            return result
+        } catch {
+            dropPendingRatchets()
+            throw error
+        }
+    }
+
+    private func dropPendingRatchets() {
+        for connId in ratchetPending.keys { ratchets.drop(connId) }
+        ratchetPending.removeAll()
     }
 
     /// The connection's ratchet as of this transaction.

@@ -8,6 +8,10 @@ import SimplexStore
 final class AgentStore: Sendable {
     let dbQueue: DatabaseQueue
     let path: String
+    /// Every access goes through it: async callers wait suspended instead of parking a pool thread.
+    private let gate = AccessGate()
+    /// WAL checkpoints off the committing thread (their fsyncs would park a pool thread).
+    private let checkpoints: BackgroundCheckpoint
     /// Changes waiting for the next write transaction (DeferredWrites.swift).
     private let deferred = NIOLockedValueBox(DeferredWriteState())
     /// Seconds a deferred change waits for another transaction before it gets one of its own.
@@ -25,12 +29,15 @@ final class AgentStore: Sendable {
         DatabaseEncryption.configure(&config, key: key)
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
+        let checkpoints = BackgroundCheckpoint()
+        self.checkpoints = checkpoints
         config.prepareDatabase { db in
             // WAL with NORMAL sync survives a killed process (not a power cut), which is the
             // guarantee the agent gives; the relay keeps messages until we ACK them anyway.
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            checkpoints.install(on: db)
         }
         do {
             dbQueue = try DatabaseQueue(path: path, configuration: config)
@@ -49,7 +56,12 @@ final class AgentStore: Sendable {
     /// statement, so the statement cache would be recompiled on each read (60% of the agent's
     /// CPU when measured).
     func read<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
-        do { return try dbQueue.inDatabase(body) } catch { throw AgentError.wrapStore(error) }
+        do { return try gate.withBlockingAccess { try dbQueue.inDatabase(body) } } catch { throw AgentError.wrapStore(error) }
+    }
+
+    /// `read` for async callers: while the database is busy the task waits without its thread.
+    func readAsync<T>(isolation: isolated (any Actor)? = #isolation, _ body: (Database) throws -> T) async throws(AgentError) -> T {
+        do { return try await gate.withAccess { try dbQueue.inDatabase(body) } } catch { throw AgentError.wrapStore(error) }
     }
 
     /// One IMMEDIATE transaction, as GRDB's `write`, but BEGIN and COMMIT come from the statement
@@ -58,6 +70,26 @@ final class AgentStore: Sendable {
     /// `committed` runs after the COMMIT, before the database is released (RatchetStates).
     /// Deferred changes go first in the transaction; if it fails they wait for the next one.
     func write<T>(_ body: (Database) throws -> T, committed: () -> Void = {}) throws(AgentError) -> T {
+        defer { checkpointIfDue() }
+        return try gate.withBlockingAccess { () throws(AgentError) -> T in try transaction(body, committed: committed) }
+    }
+
+    /// `write` for async callers: while the database is busy the task waits without its thread.
+    func writeAsync<T>(isolation: isolated (any Actor)? = #isolation, _ body: (Database) throws -> T,
+                       committed: () -> Void = {}) async throws(AgentError) -> T {
+        defer { checkpointIfDue() }
+        return try await gate.withAccess { () throws(AgentError) -> T in try transaction(body, committed: committed) }
+    }
+
+    /// Schedules the WAL checkpoint a commit found due, on its own thread.
+    private func checkpointIfDue() {
+        guard checkpoints.takeDue() else { return }
+        checkpoints.queue.async { [self] in
+            gate.withBlockingAccess { try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) } }
+        }
+    }
+
+    private func transaction<T>(_ body: (Database) throws -> T, committed: () -> Void) throws(AgentError) -> T {
         let pending = deferred.withLockedValue { $0.take() }
         do {
             return try dbQueue.immediateTransaction({ db in
@@ -127,6 +159,6 @@ final class AgentStore: Sendable {
     func close() {
         flushDeferredWrites()
         deferred.withLockedValue { $0.closed = true }
-        try? dbQueue.close()
+        gate.withBlockingAccess { try? dbQueue.close() }
     }
 }

@@ -35,7 +35,18 @@ enum StoreLogRecord: Sendable {
     case updateKeys(rid: ID24, keys: [QueueAuthKey])
 
     func encode() throws -> [UInt8] {
-        var e = SMPEncoder(capacity: 96)
+        var e = SMPEncoder(capacity: sizeHint)
+        try encode(into: &e)
+        return e.bytes
+    }
+
+    /// About the encoded size, so a message record is written into a buffer allocated once.
+    var sizeHint: Int {
+        if case .addMessage(_, let m) = self { return 64 + (m.body?.count ?? 0) }
+        return 128
+    }
+
+    func encode(into e: inout SMPEncoder) throws {
         switch self {
         case .createQueue(let rid, let sid, let key, let secret, let sndSecure):
             e.byte(UInt8(ascii: "N"))
@@ -107,7 +118,6 @@ enum StoreLogRecord: Sendable {
             e.byte(UInt8(ascii: "l"))
             e.raw(rid.bytes)
         }
-        return e.bytes
     }
 
     static func decode(_ bytes: [UInt8]) throws -> StoreLogRecord {
@@ -216,9 +226,10 @@ final class StoreLog {
 
     /// Appends several records with one write(2), so they survive or vanish together.
     func append(_ records: [StoreLogRecord]) throws {
-        var buffer: [UInt8] = []
-        for r in records { buffer += Self.frame(try r.encode()) }
-        try writeAll(buffer)
+        // Framed in place: a 16 KB message is copied once, into this buffer, before write(2).
+        var e = SMPEncoder(capacity: records.reduce(0) { $0 + $1.sizeHint + 8 })
+        for r in records { try Self.frame(r, into: &e) }
+        try e.withUnsafeBytes { try Self.writeAll(fd: fd, UnsafeRawBufferPointer($0)) }
         recordsWritten += records.count
         if fsyncEvery > 0 {
             unsynced += 1
@@ -230,6 +241,18 @@ final class StoreLog {
     }
 
     func sync() { fsync(fd) }
+
+    /// `length(4) crc32(4) payload`, the payload encoded after the header it then fills in.
+    static func frame(_ record: StoreLogRecord, into e: inout SMPEncoder) throws {
+        let start = e.count
+        e.word32(0)
+        e.word32(0)
+        try record.encode(into: &e)
+        let length = e.count - start - 8
+        let crc = e.withUnsafeBytes { b in CRC32.checksum(buffer: UnsafeBufferPointer(rebasing: b[(start + 8)...])) }
+        e.overwriteWord32(UInt32(length), at: start)
+        e.overwriteWord32(crc, at: start + 4)
+    }
 
     static func frame(_ payload: [UInt8]) -> [UInt8] {
         var e = SMPEncoder(capacity: payload.count + 8)
@@ -244,16 +267,18 @@ final class StoreLog {
     }
 
     static func writeAll(fd: Int32, _ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(fd, buf.baseAddress! + off, buf.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw QueueStoreError.io("write failed: errno \(errno)")
-                }
-                off += n
+        try bytes.withUnsafeBytes { buf in try writeAll(fd: fd, buf) }
+    }
+
+    static func writeAll(fd: Int32, _ buf: UnsafeRawBufferPointer) throws {
+        var off = 0
+        while off < buf.count {
+            let n = write(fd, buf.baseAddress! + off, buf.count - off)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw QueueStoreError.io("write failed: errno \(errno)")
             }
+            off += n
         }
     }
 
@@ -304,15 +329,16 @@ final class StoreLog {
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw QueueStoreError.io("cannot create \(tmp): errno \(errno)") }
         do {
-            var buffer = header
+            var buffer = SMPEncoder(capacity: 1 << 21)
+            buffer.raw(header)
             for r in records {
-                buffer += frame(try r.encode())
+                try frame(r, into: &buffer)
                 if buffer.count > 1 << 20 {
-                    try writeAll(fd: fd, buffer)
-                    buffer.removeAll(keepingCapacity: true)
+                    try writeAll(fd: fd, buffer.bytes)
+                    buffer = SMPEncoder(capacity: 1 << 21)
                 }
             }
-            try writeAll(fd: fd, buffer)
+            try writeAll(fd: fd, buffer.bytes)
             fsync(fd)
             close(fd)
         } catch {

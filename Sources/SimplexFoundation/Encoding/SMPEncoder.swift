@@ -10,6 +10,19 @@ public struct SMPEncoder: Sendable {
 
     public mutating func byte(_ b: UInt8) { bytes.append(b) }
 
+    /// Bytes written so far.
+    public var count: Int { bytes.count }
+
+    /// Replaces 4 bytes written before (a length or checksum known only after what follows it).
+    public mutating func overwriteWord32(_ v: UInt32, at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: v >> UInt32(24 - 8 * i)) }
+    }
+
+    /// Read access to bytes written so far, without a copy.
+    public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+
     public mutating func word16(_ v: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: v >> 8))
         bytes.append(UInt8(truncatingIfNeeded: v))

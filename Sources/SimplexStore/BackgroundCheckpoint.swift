@@ -1,0 +1,68 @@
+import CSQLiteCrypt
+import Foundation
+import GRDB
+
+/// WAL checkpoints on a thread of their own. SQLite's automatic checkpoint runs inside the
+/// COMMIT that crosses its threshold, with its fsyncs (the only ones WAL with synchronous=NORMAL
+/// makes): a thread of Swift's cooperative pool then sleeps for milliseconds in the disk.
+/// Installed on a connection, this replaces the automatic checkpoint with a flag the store reads
+/// after the transaction, and the store runs the checkpoint on `queue`, holding its `AccessGate`
+/// (async callers wait for it suspended, not on a thread).
+public final class BackgroundCheckpoint: @unchecked Sendable {
+    /// WAL frames after which a checkpoint is due (SQLite's automatic threshold is 1,000).
+    public let threshold: Int32
+    /// A private serial queue: its thread is not one of the cooperative pool's.
+    public let queue = DispatchQueue(label: "simplex.store.checkpoint")
+    private let lock = NSLock()
+    private var due = false
+    private var scheduled = false
+    /// Checkpoints run (for tests).
+    public private(set) var completed = 0
+
+    public init(threshold: Int32 = 1000) {
+        self.threshold = threshold
+    }
+
+    /// Replaces the connection's automatic checkpoint (call it from `prepareDatabase`). The
+    /// connection must not outlive this object.
+    public func install(on db: Database) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(db.sqliteConnection, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            let me = Unmanaged<BackgroundCheckpoint>.fromOpaque(context).takeUnretainedValue()
+            if frames >= me.threshold { me.markDue() }
+            return SQLITE_OK
+        }, context)
+    }
+
+    private func markDue() {
+        lock.withLock { due = true }
+    }
+
+    /// Whether a checkpoint should be scheduled now: one is due and none is scheduled. The
+    /// caller then runs `checkpoint(_:)` on `queue`.
+    public func takeDue() -> Bool {
+        lock.withLock {
+            guard due, !scheduled else { return false }
+            due = false
+            scheduled = true
+            return true
+        }
+    }
+
+    /// The checkpoint itself, in the caller's access to the database (the connection is the
+    /// only one, in exclusive locking mode, so a passive checkpoint copies the whole WAL).
+    /// The first commit after it starts the WAL again with a new header, which SQLite fsyncs;
+    /// a commit here (the header's own field rewritten) takes that fsync off the next writer.
+    public func checkpoint(_ db: Database) {
+        _ = try? db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        if let version = try? Int.fetchOne(db, sql: "PRAGMA user_version") {
+            _ = try? db.execute(sql: "PRAGMA user_version = \(version)")
+        }
+        lock.withLock {
+            due = false
+            scheduled = false
+            completed += 1
+        }
+    }
+}
