@@ -63,8 +63,11 @@ class Person:
                 if pid != 0:
                     # A crash on the way out is a failure too; the whole terminal output carries
                     # the runtime's backtrace.
+                    # The backtrace from the crash report's start: the crashed thread comes first.
+                    crash = self.buf.find("Program crashed")
+                    shown = self.buf[crash:crash + 12000] if crash >= 0 else self.buf[-12000:]
                     check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
-                          f"{self.name}: /q ended with status {status}; output since: {self.buf[-12000:]!r}")
+                          f"{self.name}: /q ended with status {status}; output since: {shown!r}")
                     return
                 r, _, _ = select.select([self.fd], [], [], 0.1)
                 if r:

@@ -85,7 +85,11 @@ final class AgentStore: Sendable {
     private func checkpointIfDue() {
         guard checkpoints.takeDue() else { return }
         checkpoints.queue.async { [self] in
-            gate.withBlockingAccess { try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) } }
+            gate.withBlockingAccess {
+                // A store closed meanwhile has nothing to checkpoint (SQLite did it on close).
+                guard !deferred.withLockedValue({ $0.closed }) else { return }
+                try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) }
+            }
         }
     }
 
