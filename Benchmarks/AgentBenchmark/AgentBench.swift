@@ -86,11 +86,16 @@ struct AgentBench: AsyncParsableCommand {
         let body = Array(repeating: UInt8(ascii: "x"), count: 100)
         let cpu0 = processCPUMicros()
         /// Each side's agent-database write transactions per message since `start`.
-        func printCommits(since start: (Int, Int), messages: Int) {
-            print(String(format: "  (agent database write transactions per message: sender %.2f, recipient %.2f)",
-                         Double(alice.databaseWrites - start.0) / Double(messages), Double(bob.databaseWrites - start.1) / Double(messages)))
+        func printCommits(since start: (Int, Int, Int, Int), messages: Int) {
+            let n = Double(messages)
+            print(String(format: "  (agent database per message: write transactions sender %.2f, recipient %.2f; pages written sender %.1f, recipient %.1f)",
+                         Double(alice.databaseWrites - start.0) / n, Double(bob.databaseWrites - start.1) / n,
+                         Double(alice.databasePagesWritten - start.2) / n, Double(bob.databasePagesWritten - start.3) / n))
         }
-        let writes0 = (alice.databaseWrites, bob.databaseWrites)
+        func writeCounts() -> (Int, Int, Int, Int) {
+            (alice.databaseWrites, bob.databaseWrites, alice.databasePagesWritten, bob.databasePagesWritten)
+        }
+        let writes0 = writeCounts()
         let threads0 = ThreadCPU.snapshot()
         let start = nowNanos()
         let count = messages
@@ -134,7 +139,7 @@ struct AgentBench: AsyncParsableCommand {
         let perConn = messages / parallel.count
         let cpu2 = processCPUMicros()
         let threads2 = ThreadCPU.snapshot()
-        let writes2 = (alice.databaseWrites, bob.databaseWrites)
+        let writes2 = writeCounts()
         let start2 = nowNanos()
         let senders = parallel.map { p in
             Task { for _ in 0..<perConn { _ = try await alice.sendMessage(connId: p.0, body: body) } }

@@ -30,14 +30,27 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
         sqlite3_wal_hook(db.sqliteConnection, { context, _, _, frames in
             guard let context else { return SQLITE_OK }
             let me = Unmanaged<BackgroundCheckpoint>.fromOpaque(context).takeUnretainedValue()
-            if frames >= me.threshold { me.markDue() }
+            me.committed(walFrames: frames)
             return SQLITE_OK
         }, context)
     }
 
-    private func markDue() {
-        lock.withLock { due = true }
+    /// `frames`: the WAL's length after the commit; shorter than before when the commit started
+    /// the WAL again (then all its frames are this commit's).
+    private func committed(walFrames frames: Int32) {
+        lock.withLock {
+            framesWrittenCount += Int(frames > lastWALFrames ? frames - lastWALFrames : frames)
+            lastWALFrames = frames
+            if frames >= threshold { due = true }
+        }
     }
+
+    private var lastWALFrames: Int32 = 0
+    private var framesWrittenCount = 0
+
+    /// Pages appended to the WAL by commits so far (one frame is one page): what a transaction
+    /// costs in writes, which benchmarks report per message.
+    public var framesWritten: Int { lock.withLock { framesWrittenCount } }
 
     /// Whether a checkpoint should be scheduled now: one is due and none is scheduled. The
     /// caller then runs `checkpoint(_:)` on `queue`.

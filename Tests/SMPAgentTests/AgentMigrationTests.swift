@@ -77,5 +77,44 @@ final class AgentMigrationTests: XCTestCase {
             XCTAssertEqual(try pending.envelopeToSend(), [3, 4])
         }
     }
-}
 
+    /// The pending-messages index becomes partial: pending messages of a file from before are
+    /// still found in order, through it, and a sent one leaves it.
+    func testPendingIndexHoldsPendingMessagesOnly() throws {
+        let dir = agentTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/old.db"
+        let q = try DatabaseQueue(path: path)
+        try AgentMigrations.migrator.migrate(q, upTo: "m20261125_pending_receipts")
+        try q.write { db in
+            try db.execute(sql: """
+                INSERT INTO connections (conn_id, conn_mode, initiator, status, agent_version, pq_support, created_at)
+                VALUES ('c1', 'invitation', 1, 'active', 7, 1, 0);
+                INSERT INTO snd_messages (conn_id, internal_id, internal_snd_id, msg_type, msg_hash, status, created_at)
+                VALUES ('c1', 1, 1, 'message', x'00', 'sent', 0),
+                       ('c1', 2, 2, 'message', x'00', 'pending', 0),
+                       ('c1', 3, 3, 'message', x'00', 'pending', 0);
+                """)
+        }
+        try q.close()
+
+        let store = try AgentStore(path: path)
+        defer { store.close() }
+        XCTAssertEqual(try store.appliedMigrations(), AgentMigrations.known)
+        try store.read { db in
+            let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'idx_snd_messages_pending'")
+            XCTAssertEqual(sql, "CREATE INDEX idx_snd_messages_pending ON snd_messages(conn_id, internal_id) WHERE status = 'pending'")
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM snd_messages WHERE conn_id = 'c1' AND status = 'pending' AND internal_id > 0 ORDER BY internal_id LIMIT 1")
+                .map { $0["detail"] as String }.joined(separator: "; ")
+            XCTAssertTrue(plan.contains("idx_snd_messages_pending"), plan)
+            XCTAssertEqual(try db.nextPendingSndMessage("c1")?.internalId, 2)
+            XCTAssertEqual(try db.nextPendingSndMessage("c1", after: 2)?.internalId, 3)
+            XCTAssertEqual(try db.pendingMessageCount("c1"), 2)
+        }
+        _ = try store.write { db in try db.markSndMessageSent("c1", internalId: 2) }
+        try store.read { db in
+            XCTAssertEqual(try db.nextPendingSndMessage("c1")?.internalId, 3)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM snd_messages INDEXED BY idx_snd_messages_pending WHERE status = 'pending'"), 1)
+        }
+    }
+}

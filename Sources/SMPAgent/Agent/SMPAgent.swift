@@ -149,6 +149,8 @@ public actor SMPAgent {
 
     /// Write transactions committed to the agent database since it was opened.
     public nonisolated var databaseWrites: Int { store.committedWrites }
+    /// Pages the agent's commits wrote so far (its WAL frames).
+    public nonisolated var databasePagesWritten: Int { store.pagesWritten }
 
     /// Migrations applied to the database file, in order.
     public func appliedMigrations() throws(AgentError) -> [String] { try store.appliedMigrations() }

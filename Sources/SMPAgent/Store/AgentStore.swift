@@ -19,6 +19,8 @@ final class AgentStore: Sendable {
     /// Write transactions committed (for tests and benchmarks: commits per message).
     private let commits = NIOLockedValueBox(0)
     var committedWrites: Int { commits.withLockedValue { $0 } }
+    /// Database pages written by commits (WAL frames), for benchmarks.
+    var pagesWritten: Int { checkpoints.framesWritten }
 
     /// Opens (creating if needed) and migrates the database at `path`, sealed with `key` when it
     /// is not empty (the chat database's passphrase: SimpleX keys both files alike).
