@@ -16,8 +16,11 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
     private let lock = NSLock()
     private var due = false
     private var scheduled = false
+    private var completedCount = 0
+    private var lastWALFrames: Int32 = 0
+    private var framesWrittenCount = 0
     /// Checkpoints run (for tests).
-    public private(set) var completed = 0
+    public var completed: Int { lock.withLock { completedCount } }
 
     public init(threshold: Int32 = 1000) {
         self.threshold = threshold
@@ -44,9 +47,6 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
             if frames >= threshold { due = true }
         }
     }
-
-    private var lastWALFrames: Int32 = 0
-    private var framesWrittenCount = 0
 
     /// Pages appended to the WAL by commits so far (one frame is one page): what a transaction
     /// costs in writes, which benchmarks report per message.
@@ -75,7 +75,7 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
         lock.withLock {
             due = false
             scheduled = false
-            completed += 1
+            completedCount += 1
         }
     }
 }

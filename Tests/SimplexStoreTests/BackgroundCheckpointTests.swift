@@ -30,6 +30,8 @@ import Testing
         let walSize = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
         #expect(walSize >= 1500 * page)
         #expect(checkpoints.completed == 0)
+        // Each commit appended its row's page(s); the count follows the WAL's length.
+        #expect(checkpoints.framesWritten >= 1500 && checkpoints.framesWritten <= walSize / page + 1)
         #expect(checkpoints.takeDue())
         #expect(!checkpoints.takeDue(), "one checkpoint scheduled at a time")
 
