@@ -66,6 +66,7 @@ struct ChatBench: AsyncParsableCommand {
                      plain.rate, plain.cpuMicrosPerMessage))
         print(String(format: "  chat-database write transactions: %.2f per sent message (sender), %.2f per received message (receiver) (targets <= 2, <= 1)",
                      plain.writesPerSent, plain.writesPerReceived))
+        print(String(format: "  chat-database pages written per message: sender %.1f, receiver %.1f", plain.pagesPerSent, plain.pagesPerReceived))
         let floor = try ChatFloor.measure()
         print("  floor: the work each message must do, timed single-threaded in this run:")
         floor.printItems(nameWidth: 68)
@@ -119,7 +120,7 @@ struct ChatBench: AsyncParsableCommand {
     /// one contact is bound by SMP's one-unacknowledged-message-per-queue round trip, several
     /// show what the cores' CPU allows.
     func throughput(_ dir: String, key: String, _ config: ChatController.Config, _ group: any EventLoopGroup, contacts: Int = 1) async throws
-        -> (rate: Double, writesPerSent: Double, writesPerReceived: Double, cpuMicrosPerMessage: Double) {
+        -> (rate: Double, writesPerSent: Double, writesPerReceived: Double, cpuMicrosPerMessage: Double, pagesPerSent: Double, pagesPerReceived: Double) {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let alice = try await open(dir + "/alice", "alice", config, group, key: key)
         let bob = try await open(dir + "/bob", "bob", config, group, key: key)
@@ -135,6 +136,7 @@ struct ChatBench: AsyncParsableCommand {
         // Let the connection settle (its handshake writes are not per-message costs).
         try await Task.sleep(nanoseconds: 500_000_000)
         let aliceWrites0 = await alice.chatDatabaseWrites, bobWrites0 = await bob.chatDatabaseWrites
+        let alicePages0 = await alice.chatDatabasePagesWritten, bobPages0 = await bob.chatDatabasePagesWritten
         let cpu0 = processCPUMicros()
         let start = DispatchTime.now().uptimeNanoseconds
         let sender = Task {
@@ -167,9 +169,11 @@ struct ChatBench: AsyncParsableCommand {
         // Statuses still arriving for the last messages belong to them.
         try await Task.sleep(nanoseconds: 1_000_000_000)
         let aliceWrites = await alice.chatDatabaseWrites - aliceWrites0, bobWrites = await bob.chatDatabaseWrites - bobWrites0
+        let alicePages = await alice.chatDatabasePagesWritten - alicePages0, bobPages = await bob.chatDatabasePagesWritten - bobPages0
         await alice.close()
         await bob.close()
-        return (Double(count) / seconds, Double(aliceWrites) / Double(count), Double(bobWrites) / Double(count), cpu)
+        let n = Double(count)
+        return (n / seconds, Double(aliceWrites) / n, Double(bobWrites) / n, cpu, Double(alicePages) / n, Double(bobPages) / n)
     }
 
     func open(_ prefix: String, _ name: String, _ config: ChatController.Config, _ group: any EventLoopGroup, key: String = "") async throws -> ChatController {

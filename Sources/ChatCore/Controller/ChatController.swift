@@ -146,6 +146,9 @@ public actor ChatController {
     /// Write transactions on the chat database since it was opened (for chat-bench).
     public var chatDatabaseWrites: Int { store.writeCount }
 
+    /// Pages the chat database's commits wrote since it was opened (WAL frames, for chat-bench).
+    public var chatDatabasePagesWritten: Int { store.pagesWritten }
+
     /// Stops the agent and closes both databases; later calls answer `chatNotStarted`.
     public func close() async {
         closed = true

@@ -21,9 +21,15 @@ final class ChatStore: Sendable {
         let at: Double
     }
 
-    private init(path: String, dbQueue: DatabaseQueue) {
+    /// WAL checkpoints on a queue of their own, not inside the controller's commits; its WAL hook
+    /// also counts the pages commits write (chat-bench reports them per message).
+    private let checkpoints: BackgroundCheckpoint
+    var pagesWritten: Int { checkpoints.framesWritten }
+
+    private init(path: String, dbQueue: DatabaseQueue, checkpoints: BackgroundCheckpoint) {
         self.path = path
         self.dbQueue = dbQueue
+        self.checkpoints = checkpoints
     }
 
     /// Opens and migrates `path`. A file that is not SQLite (or is encrypted with another key)
@@ -35,6 +41,7 @@ final class ChatStore: Sendable {
         DatabaseEncryption.configure(&config, key: key)
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(10)
+        let checkpoints = BackgroundCheckpoint()
         config.prepareDatabase { db in
             // One process uses the file at a time (simplex-chat: one chat per database), so its lock
             // is taken once and held: no file-lock system calls per transaction and no shared-memory
@@ -42,6 +49,7 @@ final class ChatStore: Sendable {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            checkpoints.install(on: db)
         }
         let existed = FileManager.default.fileExists(atPath: path)
         // A sealed file opened without a key is not a database, whatever SQLite would say: told
@@ -76,7 +84,7 @@ final class ChatStore: Sendable {
         } catch {
             return .failure(.errorSQL(dbFile: path, migrationSQLError: "\(error)"))
         }
-        return .success(ChatStore(path: path, dbQueue: queue))
+        return .success(ChatStore(path: path, dbQueue: queue, checkpoints: checkpoints))
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(ChatError) -> T {
@@ -86,6 +94,7 @@ final class ChatStore: Sendable {
     /// One write transaction: the deferred "sent" marks first (so a later status in `body`
     /// wins), then `body`. If it fails the marks stay deferred for the next one.
     func write<T>(_ body: (Database) throws -> T) throws(ChatError) -> T {
+        defer { checkpointIfDue() }
         writes.withLockedValue { $0 += 1 }
         let marks = deferredSent.withLockedValue { d in defer { d = [:] }; return d }
         do {
@@ -98,6 +107,16 @@ final class ChatStore: Sendable {
         } catch {
             deferredSent.withLockedValue { d in d.merge(marks) { newer, _ in newer } }
             throw ChatStore.wrap(error)
+        }
+    }
+
+    /// Schedules the WAL checkpoint a commit found due. It waits for the database like any
+    /// access; the controller meanwhile does its work that needs none (and none of the fsyncs).
+    /// A store closed meanwhile makes it fail without effect (SQLite checkpointed on close).
+    private func checkpointIfDue() {
+        guard checkpoints.takeDue() else { return }
+        checkpoints.queue.async { [self] in
+            try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) }
         }
     }
 
