@@ -6,13 +6,13 @@ import GRDB
 /// COMMIT that crosses its threshold, with its fsyncs (the only ones WAL with synchronous=NORMAL
 /// makes): a thread of Swift's cooperative pool then sleeps for milliseconds in the disk.
 /// Installed on a connection, this replaces the automatic checkpoint with a flag the store reads
-/// after the transaction, and the store runs the checkpoint on `queue`, holding its `AccessGate`
-/// (async callers wait for it suspended, not on a thread).
+/// after the transaction (`scheduleIfDue`); the checkpoint then runs on a queue of its own, in
+/// the store's usual access to the database.
 public final class BackgroundCheckpoint: @unchecked Sendable {
     /// WAL frames after which a checkpoint is due (SQLite's automatic threshold is 1,000).
     public let threshold: Int32
     /// A private serial queue: its thread is not one of the cooperative pool's.
-    public let queue = DispatchQueue(label: "simplex.store.checkpoint")
+    private let queue = DispatchQueue(label: "simplex.store.checkpoint")
     private let lock = NSLock()
     private var due = false
     private var scheduled = false
@@ -52,8 +52,15 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
     /// costs in writes, which benchmarks report per message.
     public var framesWritten: Int { lock.withLock { framesWrittenCount } }
 
-    /// Whether a checkpoint should be scheduled now: one is due and none is scheduled. The
-    /// caller then runs `checkpoint(_:)` on `queue`.
+    /// After a commit: when a checkpoint is due and none is scheduled, runs `checkpoint(_:)` on the
+    /// checkpoint queue through `access`, the store's way into its database (which may find the
+    /// store closed and skip it).
+    public func scheduleIfDue(_ access: @escaping @Sendable (_ checkpoint: (Database) -> Void) -> Void) {
+        guard takeDue() else { return }
+        queue.async { access(self.checkpoint) }
+    }
+
+    /// Whether a checkpoint should be scheduled now: one is due and none is scheduled.
     public func takeDue() -> Bool {
         lock.withLock {
             guard due, !scheduled else { return false }

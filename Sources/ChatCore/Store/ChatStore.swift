@@ -114,10 +114,7 @@ final class ChatStore: Sendable {
     /// access; the controller meanwhile does its work that needs none (and none of the fsyncs).
     /// A store closed meanwhile makes it fail without effect (SQLite checkpointed on close).
     private func checkpointIfDue() {
-        guard checkpoints.takeDue() else { return }
-        checkpoints.queue.async { [self] in
-            try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) }
-        }
+        checkpoints.scheduleIfDue { [dbQueue] checkpoint in try? dbQueue.inDatabase(checkpoint) }
     }
 
     /// Records a "sent" mark to be written with the next write transaction.

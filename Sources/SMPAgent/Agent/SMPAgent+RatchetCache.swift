@@ -10,13 +10,8 @@ extension SMPAgent {
     /// A write transaction that also publishes the ratchet states it saved, or drops them (and
     /// any cached copy) when it fails.
     func write<T>(_ body: (Database) throws -> T) throws(AgentError) -> T {
-        ratchetPending.removeAll()
         do {
-            let result = try store.write(body) {
-                for (connId, r) in ratchetPending { ratchets.publish(connId, r) }
-            }
-            ratchetPending.removeAll()
-            return result
+            return try finishWrite(store.write({ db in try startWrite(db, body) }, committed: publishPendingRatchets))
         } catch {
             dropPendingRatchets()
             throw error
@@ -27,18 +22,26 @@ extension SMPAgent {
     /// the transaction itself still runs on the actor, with nothing else in between.
     func writeAsync<T>(_ body: (Database) throws -> T) async throws(AgentError) -> T {
         do {
-            let result = try await store.writeAsync({ db in
-                self.ratchetPending.removeAll()
-                return try body(db)
-            }, committed: {
-                for (connId, r) in ratchetPending { ratchets.publish(connId, r) }
-            })
-            ratchetPending.removeAll()
-            return result
+            return try finishWrite(await store.writeAsync({ db in try startWrite(db, body) }, committed: publishPendingRatchets))
         } catch {
             dropPendingRatchets()
             throw error
         }
+    }
+
+    /// Inside the transaction, so states of another transaction waiting for the database are not mixed in.
+    private func startWrite<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        ratchetPending.removeAll()
+        return try body(db)
+    }
+
+    private func publishPendingRatchets() {
+        for (connId, r) in ratchetPending { ratchets.publish(connId, r) }
+    }
+
+    private func finishWrite<T>(_ result: T) -> T {
+        ratchetPending.removeAll()
+        return result
     }
 
     private func dropPendingRatchets() {

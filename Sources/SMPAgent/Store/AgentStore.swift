@@ -85,12 +85,11 @@ final class AgentStore: Sendable {
 
     /// Schedules the WAL checkpoint a commit found due, on its own thread.
     private func checkpointIfDue() {
-        guard checkpoints.takeDue() else { return }
-        checkpoints.queue.async { [self] in
+        checkpoints.scheduleIfDue { [self] checkpoint in
             gate.withBlockingAccess {
                 // A store closed meanwhile has nothing to checkpoint (SQLite did it on close).
                 guard !deferred.withLockedValue({ $0.closed }) else { return }
-                try? dbQueue.inDatabase { db in checkpoints.checkpoint(db) }
+                try? dbQueue.inDatabase(checkpoint)
             }
         }
     }

@@ -254,14 +254,6 @@ final class StoreLog {
         e.overwriteWord32(crc, at: start + 4)
     }
 
-    static func frame(_ payload: [UInt8]) -> [UInt8] {
-        var e = SMPEncoder(capacity: payload.count + 8)
-        e.word32(UInt32(payload.count))
-        e.word32(CRC32.checksum(payload))
-        e.raw(payload)
-        return e.bytes
-    }
-
     private func writeAll(_ bytes: [UInt8]) throws {
         try Self.writeAll(fd: fd, bytes)
     }
