@@ -4,10 +4,11 @@ import Testing
 
 @testable import ChatCore
 
-/// Index upkeep of chat items (migration m20261128_chat_item_index_upkeep, issue 16): a contact's
-/// item is entered only in the indexes its chat uses, a status change touches two of them, group
-/// and forwarding lookups still use their (partial) indexes, and marking a chat read still changes
-/// exactly the items in the old status.
+/// Index upkeep of chat items (migrations m20261128_chat_item_index_upkeep and
+/// m20261207_unread_item_indexes, issue 16): a contact's item is entered only in the indexes its
+/// chat uses, the typed-status indexes hold unread items only (a sent item's status changes touch
+/// no index), group, forwarding and unread lookups still use their (partial) indexes, and marking
+/// a chat read changes exactly its unread items.
 @Suite struct ChatItemIndexTests {
     /// A migrated chat database, opened without foreign keys so items can be written alone.
     func database() throws -> (DatabaseQueue, String) {
@@ -21,8 +22,8 @@ import Testing
         return (try DatabaseQueue(path: path, configuration: plain), path)
     }
 
-    func item(_ db: Database, contactId: Int64? = nil, groupId: Int64? = nil, status: CIStatus) throws -> Int64 {
-        let row = NewChatItem(userId: 1, contactId: contactId, groupId: groupId, sent: false, itemTs: 0, text: "x",
+    func item(_ db: Database, contactId: Int64? = nil, groupId: Int64? = nil, status: CIStatus, sent: Bool = false) throws -> Int64 {
+        let row = NewChatItem(userId: 1, contactId: contactId, groupId: groupId, sent: sent, itemTs: 0, text: "x",
                               contentJSON: #"{"type":"rcvMsgContent","msgContent":{"type":"text","text":"x"}}"#,
                               statusJSON: try ChatController.jsonText(status), sharedMsgId: nil)
         return try db.insertChatItem(row, at: 0)
@@ -42,16 +43,29 @@ import Testing
             }
     }
 
-    @Test func contactItemEntersFiveIndexesAndAStatusChangeTwo() throws {
+    @Test func contactItemEntersFiveIndexesAndOnlyUnreadOnesAreInTheStatusIndexes() throws {
         let (q, path) = try database()
         defer { try? q.close(); try? FileManager.default.removeItem(atPath: path) }
         try q.write { db in
             let id = try item(db, contactId: 1, status: .rcvNew)
             let entered = try indexes(db, holding: id).filter(\.2)
-            // Before the migration: 12 (7 of them for groups, forwarding or the status text).
+            // Before m20261128: 12 (7 of them for groups, forwarding or the status text).
             #expect(entered.count == 5, "\(entered.map(\.0))")
-            let statusIndexes = entered.filter { $0.1.contains("item_status") || $0.1.contains("item_status_type") }
-            #expect(statusIndexes.count == 2, "\(statusIndexes.map(\.0))")
+            let unread = entered.filter { $0.0.hasSuffix("_unread") }
+            #expect(unread.count == 2, "\(unread.map(\.0))")
+            // Read, it leaves them.
+            try db.execute(sql: "UPDATE chat_items SET item_status = ? WHERE chat_item_id = ?",
+                           arguments: [try ChatController.jsonText(CIStatus.rcvRead), id])
+            #expect(try indexes(db, holding: id).filter(\.2).count == 3)
+            // A sent item is in none of them, whatever its status (before m20261207: two, each
+            // status change moving both entries).
+            let sent = try item(db, contactId: 1, status: .sndNew, sent: true)
+            for status in [CIStatus.sndNew, .sndSent(sndProgress: .complete), .sndRcvd(msgRcptStatus: .ok, sndProgress: .complete)] {
+                try db.execute(sql: "UPDATE chat_items SET item_status = ? WHERE chat_item_id = ?",
+                               arguments: [try ChatController.jsonText(status), sent])
+                let held = try indexes(db, holding: sent).filter(\.2).map(\.0)
+                #expect(held.count == 3 && !held.contains { $0.contains("status") || $0.hasSuffix("_unread") }, "\(held)")
+            }
             // A group's item is still in every group index.
             let gid = try item(db, groupId: 1, status: .rcvNew)
             let group = try indexes(db, holding: gid).filter { $0.1.first == "group_id" }
@@ -68,6 +82,11 @@ import Testing
                 "SELECT 1 FROM chat_items WHERE group_id = ? AND group_member_id = ? AND shared_msg_id = ?",
                 "SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id IS NULL AND item_status_type = 'rcvNew'",
                 "SELECT chat_item_id FROM chat_items WHERE forwarded_by_group_member_id = ?",
+                "SELECT count(*) FROM chat_items WHERE contact_id = ? AND item_status_type = 'rcvNew'",
+                "SELECT count(*) FROM chat_items WHERE user_id = ? AND item_status_type = 'rcvNew'",
+                "SELECT count(*) FROM chat_items WHERE group_id = ? AND group_scope_group_member_id IS NULL AND user_mention = 1 AND item_status_type = 'rcvNew'",
+                "UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status_type = 'rcvNew'",
+                "UPDATE chat_items SET item_status = ? WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status_type = 'rcvNew'",
             ] {
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(Array(repeating: 1, count: sql.filter { $0 == "?" }.count)))
                     .map { $0["detail"] as String }.joined(separator: "; ")
@@ -76,16 +95,16 @@ import Testing
         }
     }
 
-    @Test func readingAChatChangesTheItemsInTheOldStatusOnly() throws {
+    @Test func readingAChatChangesItsUnreadItemsOnly() throws {
         let (q, path) = try database()
         defer { try? q.close(); try? FileManager.default.removeItem(atPath: path) }
-        let new = try ChatController.jsonText(CIStatus.rcvNew), read = try ChatController.jsonText(CIStatus.rcvRead)
+        let read = try ChatController.jsonText(CIStatus.rcvRead)
         try q.write { db in
             let c1 = try item(db, contactId: 1, status: .rcvNew), c2 = try item(db, contactId: 1, status: .sndNew)
             let other = try item(db, contactId: 2, status: .rcvNew)
             let g1 = try item(db, groupId: 1, status: .rcvNew), g2 = try item(db, groupId: 1, status: .rcvRead)
-            try db.setChatItemsStatus(contactId: 1, from: new, to: read)
-            try db.setChatItemsStatus(groupId: 1, from: new, to: read)
+            try db.markNewItems(contactId: 1, as: read)
+            try db.markNewItems(groupId: 1, as: read)
             let types = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT chat_item_id, item_status_type FROM chat_items")
                 .map { ($0[0] as Int64, $0[1] as String) })
             #expect(types == [c1: "rcvRead", c2: "sndNew", other: "rcvNew", g1: "rcvRead", g2: "rcvRead"])

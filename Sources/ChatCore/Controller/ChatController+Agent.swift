@@ -378,13 +378,19 @@ extension ChatController {
         try recordPeerVersion(conn, msg)
         // Agent messages may be delivered again after a restart; the shared id makes it one item.
         let shared = msg.msgId?.base64url
-        let user = try userById(userId)
+        // A new message (the common event) reads the user and the contact in one transaction.
+        var contactNow: Contact?
+        let user: User
+        if case .msgNew = msg.event {
+            (user, contactNow) = try store.read { db in (try self.user(db, userId), try self.contact(db, contactId)) }
+        } else {
+            user = try userById(userId)
+        }
         var wantsReceipt = false
         switch msg.event {
         case .msgNew(var container):
             // Contact preferences on what arrives: no timer unless disappearing messages are on
             // for both; a voice message the contact may not send becomes a rejected-feature item.
-            let contactNow = try store.read { db in try self.contact(db, contactId) }
             if let c = contactNow {
                 container.ttl = c.mergedPreferences.timedMessages.enabled.forUser && c.mergedPreferences.timedMessages.enabled.forContact ? container.ttl : nil
             }

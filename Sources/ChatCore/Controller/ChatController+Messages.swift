@@ -238,21 +238,21 @@ extension ChatController {
     func readChat(_ ref: ChatRef) throws(ChatError) -> ChatResponse {
         if ref.chatType == .group {
             let (user, g) = try groupContext(ref.chatId)
-            let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
+            let read = try json(CIStatus.rcvRead)
             if let scope = ref.chatScope {
                 // A support chat: its items and counters (chat version 15).
                 let scopeGmId = try supportScopeGmId(g, scope)
-                try store.write { db in try db.readSupportChat(groupId: g.groupId, memberGmId: scopeGmId, from: new, to: read) }
+                try store.write { db in try db.readSupportChat(groupId: g.groupId, memberGmId: scopeGmId, to: read) }
                 // simplex-chat CRMemberSupportChatRead: the group and the member after the read.
                 return .memberSupportChatRead(user: user, groupInfo: try groupInfo(g.groupId), member: try member(scopeGmId))
             }
-            try store.write { db in try db.readMainGroupChat(groupId: ref.chatId, from: new, to: read) }
+            try store.write { db in try db.readMainGroupChat(groupId: ref.chatId, to: read) }
             return .cmdOk(user_: user)
         }
         guard ref.chatType == .direct else { throw .error(errorType: .commandError(message: "only direct and group chats are supported")) }
-        let read = try json(CIStatus.rcvRead), new = try json(CIStatus.rcvNew)
+        let read = try json(CIStatus.rcvRead)
         let userId = try store.write { db -> Int64? in
-            try db.setChatItemsStatus(contactId: ref.chatId, from: new, to: read)
+            try db.markNewItems(contactId: ref.chatId, as: read)
             return try db.contactUserId(ref.chatId)
         }
         guard let userId else { throw .errorStore(storeError: .contactNotFound(contactId: ref.chatId)) }

@@ -302,6 +302,22 @@ enum ChatMigrations {
                   WHERE forwarded_by_group_member_id IS NOT NULL;
                 """)
         }
+        // Every query on the typed status asks for unread items (rcvNew: unread counts, mentions,
+        // marking a chat read), so the three typed-status indexes hold those only: a sent item
+        // enters none of them and its status changes (sndNew, sndSent, sndRcvd) touch no index
+        // (issue 16: index pages written per message).
+        m.registerMigration("m20261207_unread_item_indexes") { db in
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS idx_chat_items_contact_status_type;
+                CREATE INDEX idx_chat_items_contact_unread ON chat_items(contact_id)
+                  WHERE contact_id IS NOT NULL AND item_status_type = 'rcvNew';
+                DROP INDEX IF EXISTS idx_chat_items_group_status_type;
+                CREATE INDEX idx_chat_items_group_unread ON chat_items(group_id, group_scope_group_member_id)
+                  WHERE group_id IS NOT NULL AND item_status_type = 'rcvNew';
+                DROP INDEX IF EXISTS idx_chat_items_user_status_type;
+                CREATE INDEX idx_chat_items_user_unread ON chat_items(user_id) WHERE item_status_type = 'rcvNew';
+                """)
+        }
         return m
     }
 

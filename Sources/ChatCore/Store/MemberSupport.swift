@@ -72,13 +72,14 @@ extension Database {
     /// Marks a support chat's received items read and clears its counters: unread items, mentions
     /// and the member's messages waiting for an answer (simplex-chat `updateSupportChatItemsRead`
     /// sets all three to 0).
-    func readSupportChat(groupId: Int64, memberGmId: Int64, from new: String, to read: String) throws {
+    func readSupportChat(groupId: Int64, memberGmId: Int64, to read: String) throws {
         // The counter only goes down here.
         let before = try memberRequiresAttention(memberGmId)
         defer { try? followRequiresAttention(memberGmId, before: before, downOnly: true) }
         try cachedStatement(sql: """
-            UPDATE chat_items SET item_status = ? WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status = ?
-            """).execute(arguments: [read, groupId, memberGmId, new])
+            UPDATE chat_items SET item_status = ?
+            WHERE group_id = ? AND group_scope_group_member_id = ? AND item_status_type = 'rcvNew'
+            """).execute(arguments: [read, groupId, memberGmId])
         try cachedStatement(sql: """
             UPDATE group_members SET support_chat_items_unread = 0, support_chat_items_mentions = 0, support_chat_items_member_attention = 0
             WHERE group_member_id = ?
@@ -113,11 +114,11 @@ extension Database {
 
 extension Database {
     /// Marks a group's main chat read; support chats are read on their own (their counters stay).
-    func readMainGroupChat(groupId: Int64, from new: String, to read: String) throws {
+    func readMainGroupChat(groupId: Int64, to read: String) throws {
         try cachedStatement(sql: """
             UPDATE chat_items SET item_status = ?
-            WHERE group_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ? AND group_scope_group_member_id IS NULL
-            """).execute(arguments: [read, groupId, new, new])
+            WHERE group_id = ? AND group_scope_group_member_id IS NULL AND item_status_type = 'rcvNew'
+            """).execute(arguments: [read, groupId])
     }
 }
 

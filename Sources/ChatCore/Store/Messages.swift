@@ -48,20 +48,18 @@ extension Database {
         }
     }
 
-    /// Received items of a chat from one status to another (`/_read chat`: rcvNew to rcvRead).
-    /// The status's type is compared too, so the typed-status index finds them (no index on the JSON text).
-    func setChatItemsStatus(contactId: Int64? = nil, groupId: Int64? = nil, from: String, to: String) throws {
+    /// A chat's unread received items (rcvNew) take status `read` (`/_read chat`). The literal
+    /// type lets SQLite use the partial unread indexes, which hold rcvNew items only.
+    func markNewItems(contactId: Int64? = nil, groupId: Int64? = nil, as read: String) throws {
         if let contactId {
             try cachedStatement(sql: """
-                UPDATE chat_items SET item_status = ?
-                WHERE contact_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ?
-                """).execute(arguments: [to, contactId, from, from])
+                UPDATE chat_items SET item_status = ? WHERE contact_id = ? AND item_status_type = 'rcvNew'
+                """).execute(arguments: [read, contactId])
         }
         if let groupId {
             try cachedStatement(sql: """
-                UPDATE chat_items SET item_status = ?
-                WHERE group_id = ? AND item_status_type = json_extract(?, '$.type') AND item_status = ?
-                """).execute(arguments: [to, groupId, from, from])
+                UPDATE chat_items SET item_status = ? WHERE group_id = ? AND item_status_type = 'rcvNew'
+                """).execute(arguments: [read, groupId])
         }
     }
 
