@@ -15,6 +15,18 @@
 #include <string.h>
 #include <openssl/evp.h>
 
+/* The polynomial loops below vectorise; on x86-64 Linux they are also built for AVX2 and the
+ * loader picks that build on CPUs that have it (an ifunc), which makes key generation (two
+ * inversions, at every PQ ratchet step) about 2.5x faster than the SSE2 baseline. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SXQ_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef SXQ_VECTOR_CLONES
+#define SXQ_VECTOR_CLONES
+#endif
+
 #define P 761
 #define Q 4591
 #define W 286
@@ -67,6 +79,13 @@ static small f3_freeze(int32_t x) {
     return (small)((int32_t)mod_const(u, 3, THREEINV32) - 1);
 }
 
+/* f3_freeze for x in [-2, 2] (a sum of two small values): +3 below -1, -3 above 1, by masks. */
+static inline int32_t f3_small(int32_t x) {
+    x += 3 & ((x + 1) >> 8);
+    x -= 3 & ((1 - x) >> 8);
+    return x;
+}
+
 /* 1/a in Z_q as a^(q-2); the exponent is public, so the square-and-multiply pattern is fixed. */
 static fq fq_recip(fq a) {
     int32_t result = 1, base = a;
@@ -82,6 +101,7 @@ static fq fq_recip(fq a) {
 /* ---------- polynomial arithmetic ---------- */
 
 /* h = f * g in R/q, f with Z_q coefficients, g small. */
+SXQ_VECTOR_CLONES
 static void rq_mult_small(fq *h, const fq *f, const small *g) {
     int32_t fg[2 * P - 1];
     int i, j;
@@ -97,6 +117,7 @@ static void rq_mult_small(fq *h, const fq *f, const small *g) {
 }
 
 /* h = f * g in R/3. */
+SXQ_VECTOR_CLONES
 static void r3_mult(small *h, const small *f, const small *g) {
     int32_t fg[2 * P - 1];
     int i, j;
@@ -113,6 +134,7 @@ static void r3_mult(small *h, const small *f, const small *g) {
 /* Inversion by 2p-1 constant-time division steps (Bernstein-Yang) on reversed polynomials:
  * f starts as the reversed modulus x^p - x - 1, g as the reversed input; v, r track the Bezout
  * factor of the input. Returns 0 when invertible (out = 1/in in R/3), -1 otherwise. */
+SXQ_VECTOR_CLONES
 static int r3_recip(small *out, const small *in) {
     small f[P + 1], g[P + 1], v[P + 1], r[P + 1];
     int i, loop, delta = 1, sign, swap, t;
@@ -124,7 +146,7 @@ static int r3_recip(small *out, const small *in) {
     for (i = 0; i < P; ++i) g[P - 1 - i] = in[i];
     g[P] = 0;
     for (loop = 0; loop < 2 * P - 1; ++loop) {
-        for (i = P; i > 0; --i) v[i] = v[i - 1];
+        memmove(v + 1, v, P * sizeof v[0]);
         v[0] = 0;
         sign = -g[0] * f[0];
         swap = mask_negative((int16_t)-delta) & mask_nonzero(g[0]);
@@ -134,10 +156,10 @@ static int r3_recip(small *out, const small *in) {
             t = swap & (f[i] ^ g[i]); f[i] ^= t; g[i] ^= t;
             t = swap & (v[i] ^ r[i]); v[i] ^= t; r[i] ^= t;
         }
-        for (i = 0; i <= P; ++i) g[i] = f3_freeze(g[i] + sign * f[i]);
-        for (i = 0; i <= P; ++i) r[i] = f3_freeze(r[i] + sign * v[i]);
-        for (i = 0; i < P; ++i) g[i] = g[i + 1];
+        /* g = (g + sign * f) / x: its constant term is 0, so the update and the shift are one pass. */
+        for (i = 0; i < P; ++i) g[i] = (small)f3_small(g[i + 1] + sign * f[i + 1]);
         g[P] = 0;
+        for (i = 0; i <= P; ++i) r[i] = (small)f3_small(r[i] + sign * v[i]);
     }
     sign = f[0];
     for (i = 0; i < P; ++i) out[i] = (small)(sign * v[P - 1 - i]);
@@ -145,6 +167,7 @@ static int r3_recip(small *out, const small *in) {
 }
 
 /* out = 1/(3 * in) in R/q for small in; always invertible for the keys we make. */
+SXQ_VECTOR_CLONES
 static int rq_recip3(fq *out, const small *in) {
     fq f[P + 1], g[P + 1], v[P + 1], r[P + 1];
     int i, loop, delta = 1, swap, t;
@@ -158,7 +181,7 @@ static int rq_recip3(fq *out, const small *in) {
     for (i = 0; i < P; ++i) g[P - 1 - i] = in[i];
     g[P] = 0;
     for (loop = 0; loop < 2 * P - 1; ++loop) {
-        for (i = P; i > 0; --i) v[i] = v[i - 1];
+        memmove(v + 1, v, P * sizeof v[0]);
         v[0] = 0;
         swap = mask_negative((int16_t)-delta) & mask_nonzero(g[0]);
         delta ^= swap & (delta ^ -delta);
@@ -169,10 +192,10 @@ static int rq_recip3(fq *out, const small *in) {
         }
         f0 = f[0];
         g0 = g[0];
-        for (i = 0; i <= P; ++i) g[i] = fq_freeze(f0 * g[i] - g0 * f[i]);
-        for (i = 0; i <= P; ++i) r[i] = fq_freeze(f0 * r[i] - g0 * v[i]);
-        for (i = 0; i < P; ++i) g[i] = g[i + 1];
+        /* The constant term of the new g is 0, so the update and the shift are one pass. */
+        for (i = 0; i < P; ++i) g[i] = fq_freeze(f0 * g[i + 1] - g0 * f[i + 1]);
         g[P] = 0;
+        for (i = 0; i <= P; ++i) r[i] = fq_freeze(f0 * r[i] - g0 * v[i]);
     }
     scale = fq_recip(f[0]);
     for (i = 0; i < P; ++i) out[i] = fq_freeze((int32_t)scale * v[P - 1 - i]);
