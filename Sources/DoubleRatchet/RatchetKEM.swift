@@ -65,12 +65,12 @@ public protocol RatchetKEM: Sendable {
 extension RatchetKEM {
     /// With the system CSPRNG.
     public static func generateKeyPair() throws(RatchetError) -> KEMKeyPair {
-        try generateKeyPair(random: SecureRandom.bytes)
+        try generateKeyPair(random: BufferedSystemRandom().next)
     }
 
     /// With the system CSPRNG.
     public static func encapsulate(_ publicKey: KEMPublicKey) throws(RatchetError) -> (ciphertext: KEMCiphertext, sharedSecret: KEMSharedSecret) {
-        try encapsulate(publicKey, random: SecureRandom.bytes)
+        try encapsulate(publicKey, random: BufferedSystemRandom().next)
     }
 }
 
