@@ -137,7 +137,7 @@ static void r3_mult(small *h, const small *f, const small *g) {
 SXQ_VECTOR_CLONES
 static int r3_recip(small *out, const small *in) {
     small f[P + 1], g[P + 1], v[P + 1], r[P + 1];
-    int i, loop, delta = 1, sign, swap, t;
+    int i, n, loop, delta = 1, sign, swap, t;
     for (i = 0; i <= P; ++i) { v[i] = 0; r[i] = 0; f[i] = 0; }
     r[0] = 1;
     f[0] = 1;
@@ -146,20 +146,21 @@ static int r3_recip(small *out, const small *in) {
     for (i = 0; i < P; ++i) g[P - 1 - i] = in[i];
     g[P] = 0;
     for (loop = 0; loop < 2 * P - 1; ++loop) {
-        memmove(v + 1, v, P * sizeof v[0]);
+        /* v and r have no terms above x^loop here (both start within x^0 and gain one degree per
+         * step), so their passes stop at x^(loop+1): a bound from the step count, not the data. */
+        n = loop + 2 < P + 1 ? loop + 2 : P + 1;
+        memmove(v + 1, v, (size_t)(n - 1) * sizeof v[0]);
         v[0] = 0;
         sign = -g[0] * f[0];
         swap = mask_negative((int16_t)-delta) & mask_nonzero(g[0]);
         delta ^= swap & (delta ^ -delta);
         delta += 1;
-        for (i = 0; i <= P; ++i) {
-            t = swap & (f[i] ^ g[i]); f[i] ^= t; g[i] ^= t;
-            t = swap & (v[i] ^ r[i]); v[i] ^= t; r[i] ^= t;
-        }
+        for (i = 0; i <= P; ++i) { t = swap & (f[i] ^ g[i]); f[i] ^= t; g[i] ^= t; }
+        for (i = 0; i < n; ++i) { t = swap & (v[i] ^ r[i]); v[i] ^= t; r[i] ^= t; }
         /* g = (g + sign * f) / x: its constant term is 0, so the update and the shift are one pass. */
         for (i = 0; i < P; ++i) g[i] = (small)f3_small(g[i + 1] + sign * f[i + 1]);
         g[P] = 0;
-        for (i = 0; i <= P; ++i) r[i] = (small)f3_small(r[i] + sign * v[i]);
+        for (i = 0; i < n; ++i) r[i] = (small)f3_small(r[i] + sign * v[i]);
     }
     sign = f[0];
     for (i = 0; i < P; ++i) out[i] = (small)(sign * v[P - 1 - i]);
@@ -170,7 +171,7 @@ static int r3_recip(small *out, const small *in) {
 SXQ_VECTOR_CLONES
 static int rq_recip3(fq *out, const small *in) {
     fq f[P + 1], g[P + 1], v[P + 1], r[P + 1];
-    int i, loop, delta = 1, swap, t;
+    int i, n, loop, delta = 1, swap, t;
     int32_t f0, g0;
     fq scale;
     for (i = 0; i <= P; ++i) { v[i] = 0; r[i] = 0; f[i] = 0; }
@@ -181,21 +182,21 @@ static int rq_recip3(fq *out, const small *in) {
     for (i = 0; i < P; ++i) g[P - 1 - i] = in[i];
     g[P] = 0;
     for (loop = 0; loop < 2 * P - 1; ++loop) {
-        memmove(v + 1, v, P * sizeof v[0]);
+        /* As in r3_recip: v and r stop at x^(loop+1). */
+        n = loop + 2 < P + 1 ? loop + 2 : P + 1;
+        memmove(v + 1, v, (size_t)(n - 1) * sizeof v[0]);
         v[0] = 0;
         swap = mask_negative((int16_t)-delta) & mask_nonzero(g[0]);
         delta ^= swap & (delta ^ -delta);
         delta += 1;
-        for (i = 0; i <= P; ++i) {
-            t = swap & (f[i] ^ g[i]); f[i] ^= t; g[i] ^= t;
-            t = swap & (v[i] ^ r[i]); v[i] ^= t; r[i] ^= t;
-        }
+        for (i = 0; i <= P; ++i) { t = swap & (f[i] ^ g[i]); f[i] ^= t; g[i] ^= t; }
+        for (i = 0; i < n; ++i) { t = swap & (v[i] ^ r[i]); v[i] ^= t; r[i] ^= t; }
         f0 = f[0];
         g0 = g[0];
         /* The constant term of the new g is 0, so the update and the shift are one pass. */
         for (i = 0; i < P; ++i) g[i] = fq_freeze(f0 * g[i + 1] - g0 * f[i + 1]);
         g[P] = 0;
-        for (i = 0; i <= P; ++i) r[i] = fq_freeze(f0 * r[i] - g0 * v[i]);
+        for (i = 0; i < n; ++i) r[i] = fq_freeze(f0 * r[i] - g0 * v[i]);
     }
     scale = fq_recip(f[0]);
     for (i = 0; i < P; ++i) out[i] = fq_freeze((int32_t)scale * v[P - 1 - i]);
