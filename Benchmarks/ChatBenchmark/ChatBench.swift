@@ -30,6 +30,8 @@ struct ChatBench: AsyncParsableCommand {
     var jsonIterations = 20_000
     @Option(help: "Contacts between Alice and Bob for the second throughput figure (messages round-robin over them).")
     var spread = 10
+    @Option(help: "Sender tasks per contact (each waits for its /_send answer before the next): 1 measures a client sending in turn, more show what the receiving side sustains.")
+    var sendersPerContact = 1
     @Option(help: "Seconds a \"sent\" status may wait for another write to carry it (0: written as it arrives in a transaction of its own, as before issue 14).")
     var statusDelay = ChatController.Config().deferredStatusDelay
 
@@ -132,7 +134,7 @@ struct ChatBench: AsyncParsableCommand {
             bobIds.append(try value(contactId(try await waitEvent(alice, "contactConnected"))))
             _ = try await waitEvent(bob, "contactConnected")
         }
-        let count = messages, ids = bobIds
+        let count = messages, ids = bobIds, senders = sendersPerContact
         // Let the connection settle (its handshake writes are not per-message costs).
         try await Task.sleep(nanoseconds: 500_000_000)
         let aliceWrites0 = await alice.chatDatabaseWrites, bobWrites0 = await bob.chatDatabaseWrites
@@ -141,9 +143,11 @@ struct ChatBench: AsyncParsableCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         let sender = Task {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for (lane, bobId) in ids.enumerated() {
+                let lanes = ids.count * max(1, senders)
+                for lane in 0..<lanes {
+                    let bobId = ids[lane % ids.count]
                     tasks.addTask {
-                        for i in stride(from: lane, to: count, by: ids.count) {
+                        for i in stride(from: lane, to: count, by: lanes) {
                             // A success is `{"result":..}`, a failure `{"error":..}`: the prefix tells
                             // them apart without parsing each answer (this harness only needs to know the
                             // send succeeded, and its CPU counts in the figure).
