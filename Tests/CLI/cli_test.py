@@ -163,6 +163,23 @@ def start_ws_process(argv, home, stdin=subprocess.DEVNULL):
     return p, seen.decode(errors="replace")
 
 
+def process_report(p):
+    """Exit status and the last output of a process started by start_ws_process (stopped first if
+    it still runs): what a failed connection to it is reported with."""
+    running = p.poll() is None
+    if running:
+        p.terminate()
+    try:
+        out, _ = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    text = (out or b"").decode(errors="replace")
+    crash = text.find("Program crashed")
+    tail = text[crash:crash + 4000] if crash >= 0 else text[-3000:]
+    return f"process {'was running' if running else f'had exited ({p.returncode})'}; output: {tail}"
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -288,6 +305,9 @@ def run_deployment_tests():
             check(False, "upgrade without token accepted")
         except AssertionError as e:
             check("401" in str(e), f"no token: {e}")
+        except EOFError as e:
+            # Seen once in ~100 runs (session 19), not reproduced in 230 runs of this step alone.
+            raise AssertionError(f"no token: {e}; {process_report(p)}")
         ws = TokenWebSocket(port, "s3cret")
         resp = ws.call("1", "/user")
         check(resp["type"] == "activeUser", f"with token: {resp}")
