@@ -20,12 +20,12 @@ public struct SystemRatchetRandomness: RatchetRandomness {
     public mutating func dhPrivateKey() throws(RatchetError) -> X448PrivateKey { X448PrivateKey() }
 
     public mutating func kemKeyPair<KEM: RatchetKEM>(_ kem: KEM.Type) throws(RatchetError) -> KEMKeyPair {
-        try KEM.generateKeyPair(random: BufferedSystemRandom().next)
+        try KEM.generateKeyPair()
     }
 
     public mutating func kemEncapsulate<KEM: RatchetKEM>(_ kem: KEM.Type, to publicKey: KEMPublicKey) throws(RatchetError)
         -> (ciphertext: KEMCiphertext, sharedSecret: KEMSharedSecret) {
-        try KEM.encapsulate(publicKey, random: BufferedSystemRandom().next)
+        try KEM.encapsulate(publicKey)
     }
 }
 
