@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "SimplexFoundation",
             dependencies: [
-                "COpenSSL", "CSodium",
+                "COpenSSL", "CSodium", "CSimplexHash",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -48,6 +48,8 @@ let package = Package(
         // Streamlined NTRU Prime 761 in C, from the NTRU Prime specification (SHA-512 from libcrypto).
         // Optimised even in debug builds: the ratchet runs it at every PQ step, tests included.
         .target(name: "CSNTRUP761", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("crypto")]),
+        // HMAC-SHA512 and HKDF-SHA512 in C on the system OpenSSL's SHA-512 (AVX2 where the CPU has it).
+        .target(name: "CSimplexHash", cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("crypto")]),
         // TLS over the system OpenSSL 3 (memory BIOs under SwiftNIO) and Ed25519/Ed448 X.509, for SMP transport.
         .target(
             name: "CSimplexTLS",

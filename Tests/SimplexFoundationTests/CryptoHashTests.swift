@@ -46,6 +46,39 @@ final class CryptoHashTests: XCTestCase {
             """))
     }
 
+    /// RFC 4231 case 6 (a key longer than SHA-512's block is hashed first) and an empty key (128
+    /// zero bytes), expected values from Python's hmac; the C HMAC sets up each key's pads itself.
+    func testHMACSHA512LongAndEmptyKeys() {
+        let long = CryptoHash.hmacSHA512(key: [UInt8](repeating: 0xaa, count: 131),
+                                         message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+        XCTAssertEqual(long, cryptoHex("""
+            80b24263c7c1a3ebb71493c1dd7be8b49b46d1f41b4aeec1121b013783f8f352\
+            6b56d037e05f2598bd0fd2215d6a1e5295e64f73f63f0aec8b915a985d786598
+            """))
+        let empty = CryptoHash.hmacSHA512(key: [UInt8](), message: Array("message".utf8))
+        XCTAssertEqual(empty, cryptoHex("""
+            08fce52f6395d59c2a3fb8abb281d74ad6f112b9a9c787bcea290d94dadbc82b\
+            2ca3e5e12bf2277c7fedbb0154d5493e41bb7459f63c8e39554ea3651b812492
+            """))
+        XCTAssertEqual(CryptoHash.hmacSHA512(key: [UInt8](repeating: 0, count: 128), message: Array("message".utf8)), empty)
+    }
+
+    /// SHA-512 of nothing and of a transmission-sized message, contiguous or not (a lazy collection
+    /// is copied first), expected values from Python's hashlib.
+    func testSHA512EmptyAndLarge() {
+        XCTAssertEqual(CryptoHash.sha512([UInt8]()), cryptoHex("""
+            cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce\
+            47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e
+            """))
+        let big = (0..<16154).map { UInt8($0 % 251) }
+        let want = cryptoHex("""
+            61abe36bd765bfd044e32124ee595478f2d884ad9daf00a5c7823d393eb16d73\
+            eb6dc9ec59653763df816207bea0e1555e2ccb95c9bbcc7d8c72ee9d7ba79718
+            """)
+        XCTAssertEqual(CryptoHash.sha512(big), want)
+        XCTAssertEqual(CryptoHash.sha512((0..<16154).lazy.map { UInt8($0 % 251) }), want)
+    }
+
     /// Expected values computed with an independent HKDF-SHA512 (OpenSSL via pyca/cryptography).
     func testHKDFSHA512() throws {
         let a = try CryptoHash.hkdf(salt: Array("salt".utf8), ikm: [UInt8](repeating: 0x0b, count: 22),
