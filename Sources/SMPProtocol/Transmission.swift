@@ -194,19 +194,37 @@ public enum TransmissionBatch {
 
     /// The unpadded block contents for these transmissions, in order, as few as possible.
     public static func batches(_ transmissions: [[UInt8]]) throws -> [[UInt8]] {
+        try pack(transmissions, paddedTo: nil)
+    }
+
+    /// Padded 16384-byte blocks for these transmissions, each built in place (no unpadded copy
+    /// to pad afterwards: every SEND and MSG block is 16 KB).
+    public static func blocks(_ transmissions: [[UInt8]]) throws -> [[UInt8]] {
+        try pack(transmissions, paddedTo: TransportBlock.size)
+    }
+
+    /// `batches`, or with `paddedTo` each content behind its 2-byte length and followed by
+    /// the pad bytes, as `Padding.pad` makes it.
+    private static func pack(_ transmissions: [[UInt8]], paddedTo size: Int?) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
         var current: [[UInt8]] = []
         var used = 0
         func flush() {
             guard !current.isEmpty else { return }
+            let length = used + 1
             var b = [UInt8]()
-            b.reserveCapacity(used + 1)
+            b.reserveCapacity(size ?? length)
+            if size != nil {
+                b.append(UInt8(truncatingIfNeeded: length >> 8))
+                b.append(UInt8(truncatingIfNeeded: length))
+            }
             b.append(UInt8(current.count))
             for t in current {
                 b.append(UInt8(truncatingIfNeeded: t.count >> 8))
                 b.append(UInt8(truncatingIfNeeded: t.count))
                 b.append(contentsOf: t)
             }
+            if let size { b.append(contentsOf: repeatElement(Padding.padByte, count: size - b.count)) }
             out.append(b)
             current = []
             used = 0
@@ -222,28 +240,39 @@ public enum TransmissionBatch {
         return out
     }
 
-    /// Padded 16384-byte blocks for these transmissions.
-    public static func blocks(_ transmissions: [[UInt8]]) throws -> [[UInt8]] {
-        try batches(transmissions).map { try Padding.pad($0, to: TransportBlock.size) }
-    }
-
     /// `tParse`: the transmissions of an unpadded block; any malformation (no transmissions, a
     /// length past the end, trailing bytes) is a bad block.
     public static func split(_ content: [UInt8]) throws -> [[UInt8]] {
         var d = SMPDecoder(content)
+        return try split(&d, end: content.count)
+    }
+
+    /// Unpads a 16384-byte block and splits it, reading the block in place (no copy of its
+    /// content: every SEND and MSG block is 16 KB).
+    public static func split(block: [UInt8]) throws -> [[UInt8]] {
+        guard block.count == TransportBlock.size else { throw DecodingError.invalid("block of \(block.count) bytes") }
+        var d = SMPDecoder(block)
+        let n = Int(try d.word16())
+        guard n <= block.count - 2 else { throw DecodingError.invalid("padded length \(n) exceeds \(block.count - 2)") }
+        return try split(&d, end: 2 + n)
+    }
+
+    /// The transmissions from `d`'s position to `end`: a transmission running past `end` (into
+    /// the padding) or bytes left before it are malformations, as in the unpadded content.
+    private static func split(_ d: inout SMPDecoder, end: Int) throws -> [[UInt8]] {
+        guard d.position < end else { throw DecodingError.endOfInput }
         let count = Int(try d.byte())
         guard count >= 1 else { throw DecodingError.invalid("empty block") }
         var out: [[UInt8]] = []
         out.reserveCapacity(count)
-        for _ in 0..<count { out.append(try d.largeString()) }
-        try d.expectEnd()
+        for _ in 0..<count {
+            guard end - d.position >= 2 else { throw DecodingError.endOfInput }
+            let t = try d.largeString()
+            guard d.position <= end else { throw DecodingError.endOfInput }
+            out.append(t)
+        }
+        if d.position < end { throw DecodingError.trailingBytes(end - d.position) }
         return out
-    }
-
-    /// Unpads a 16384-byte block and splits it.
-    public static func split(block: [UInt8]) throws -> [[UInt8]] {
-        guard block.count == TransportBlock.size else { throw DecodingError.invalid("block of \(block.count) bytes") }
-        return try split(Padding.unpad(block))
     }
 }
 

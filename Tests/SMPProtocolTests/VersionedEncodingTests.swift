@@ -293,11 +293,37 @@ final class VersionedEncodingTests: XCTestCase {
         XCTAssertEqual(try TransmissionBatch.batches([oneFull]).count, 1)
         XCTAssertThrowsError(try TransmissionBatch.batches([oneFull + [1]]))
         XCTAssertEqual(try TransmissionBatch.batches([oneFull, [1]]).count, 2)
+        // Blocks are built padded in place: the same bytes as padding each batch.
+        for set in [ts, [oneFull, [1]], Array(repeating: [UInt8](repeating: 5, count: 3), count: 300)] {
+            XCTAssertEqual(try TransmissionBatch.blocks(set), try TransmissionBatch.batches(set).map { try Padding.pad($0, to: 16384) })
+        }
         // At most 255 transmissions per block.
         XCTAssertEqual(try TransmissionBatch.batches(Array(repeating: [1], count: 256)).map { $0.first }, [255, 1])
         // Trailing bytes or a zero count are bad blocks.
         XCTAssertThrowsError(try TransmissionBatch.split([1, 0, 1, 7, 9]))
         XCTAssertThrowsError(try TransmissionBatch.split([0]))
+    }
+
+    /// A padded block is read in place: its padded length bounds the transmissions, so one
+    /// running into the padding, bytes left before the padding, an empty content or a padded
+    /// length past the block are bad blocks, as when the content was copied out first.
+    func testPaddedBlockBoundsTransmissions() throws {
+        func block(_ content: [UInt8], length: Int? = nil) -> [UInt8] {
+            let n = length ?? content.count
+            var b = [UInt8(n >> 8), UInt8(n & 255)] + content
+            b += [UInt8](repeating: UInt8(ascii: "#"), count: 16384 - b.count)
+            return b
+        }
+        XCTAssertEqual(try TransmissionBatch.split(block: block([1, 0, 2, 7, 9])), [[7, 9]])
+        // The transmission says 3 bytes; the content (padded length 5) holds 2, the padding the third.
+        XCTAssertThrowsError(try TransmissionBatch.split(block: block([1, 0, 3, 7, 9])))
+        // A byte left after the transmission, before the padding.
+        XCTAssertThrowsError(try TransmissionBatch.split(block: block([1, 0, 1, 7, 9])))
+        // The padded length cuts the transmission's own length field.
+        XCTAssertThrowsError(try TransmissionBatch.split(block: block([1, 0, 2, 7, 9], length: 2)))
+        XCTAssertThrowsError(try TransmissionBatch.split(block: block([], length: 0)))
+        XCTAssertThrowsError(try TransmissionBatch.split(block: block([1, 0, 2, 7, 9], length: 16383)))
+        XCTAssertThrowsError(try TransmissionBatch.split(block: [UInt8](repeating: 0, count: 100)))
     }
 
     func testMessageSizesPerVersion() {

@@ -9,6 +9,12 @@ public struct SMPDecoder: Sendable {
         position = 0
     }
 
+    /// An array is read where it is (its storage shared, never copied), without the generic path.
+    public init(_ data: [UInt8]) {
+        bytes = data
+        position = 0
+    }
+
     public var remaining: Int { bytes.count - position }
     public var isAtEnd: Bool { position >= bytes.count }
 
