@@ -59,6 +59,23 @@ public struct SMPEncoder: Sendable {
         bytes.append(contentsOf: data)
     }
 
+    // Array forms of the three above: callers in other modules otherwise take the unspecialized
+    // generic path, which showed in profiles of 16 KB message bodies.
+
+    public mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
+
+    public mutating func shortString(_ data: [UInt8]) throws {
+        guard data.count <= 255 else { throw EncodingError.tooLarge("shortString of \(data.count) bytes") }
+        bytes.append(UInt8(data.count))
+        bytes.append(contentsOf: data)
+    }
+
+    public mutating func largeString(_ data: [UInt8]) throws {
+        guard data.count <= 65535 else { throw EncodingError.tooLarge("largeString of \(data.count) bytes") }
+        word16(UInt16(data.count))
+        bytes.append(contentsOf: data)
+    }
+
     /// `"T"` / `"F"` booleans of the spec.
     public mutating func bool(_ b: Bool) { bytes.append(b ? UInt8(ascii: "T") : UInt8(ascii: "F")) }
 
