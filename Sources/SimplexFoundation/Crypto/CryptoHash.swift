@@ -4,8 +4,8 @@ import CSimplexHash
 
 /// The hash functions and KDFs of the SimpleX specs (SHA-256 key hashes, SHA-512 authenticators,
 /// HKDF-SHA512 for ratchet and chain keys). SHA-512, HMAC and HKDF run on the system OpenSSL's
-/// SHA-512 (AVX2 on any x86-64 with it): half the time of libsodium's portable code, and swift-crypto's
-/// BoringSSL takes its vector code on Intel only.
+/// SHA-512 (AVX2 on any x86-64 with it): an HMAC took half the time of libsodium's portable code
+/// when measured, and swift-crypto's BoringSSL takes its vector code on Intel only.
 public enum CryptoHash {
     public static let sha256Length = 32
     public static let sha512Length = 64
@@ -19,7 +19,7 @@ public enum CryptoHash {
 
     /// SHA-512 digest (the body of SMP DH authenticators: every 16 KB SEND is hashed by the sender
     /// and the relay). The system OpenSSL's, which picks AVX2 code on any x86-64 that has it;
-    /// swift-crypto's BoringSSL takes its vector code on Intel CPUs only (half the speed on AMD).
+    /// swift-crypto's BoringSSL takes its vector code on Intel CPUs only (a quarter slower on AMD).
     public static func sha512<C: Collection>(_ data: C) -> [UInt8] where C.Element == UInt8 {
         var out = [UInt8](repeating: 0, count: sha512Length)
         let ok = withContiguous(data) { p -> Bool in
