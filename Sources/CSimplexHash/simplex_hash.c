@@ -45,11 +45,10 @@ static void hmac_parts(const hmac_key *k, const uint8_t *m1, size_t l1, const ui
     OPENSSL_cleanse(h, sizeof h);
 }
 
-void sxhash_hmac_sha512(const uint8_t *key, size_t keylen, const uint8_t *m1, size_t l1,
-                        const uint8_t *m2, size_t l2, uint8_t out[64]) {
+void sxhash_hmac_sha512(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[64]) {
     hmac_key k;
     hmac_key_init(&k, key, keylen);
-    hmac_parts(&k, m1, l1, m2, l2, NULL, 0, out);
+    hmac_parts(&k, msg, msglen, NULL, 0, NULL, 0, out);
     OPENSSL_cleanse(&k, sizeof k);
 }
 

@@ -266,7 +266,6 @@ public enum TransmissionBatch {
         var out: [[UInt8]] = []
         out.reserveCapacity(count)
         for _ in 0..<count {
-            guard end - d.position >= 2 else { throw DecodingError.endOfInput }
             let t = try d.largeString()
             guard d.position <= end else { throw DecodingError.endOfInput }
             out.append(t)

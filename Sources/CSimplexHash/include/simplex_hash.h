@@ -6,9 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* HMAC-SHA512 of the concatenation of up to two message parts (m2 may be NULL with l2 = 0). */
-void sxhash_hmac_sha512(const uint8_t *key, size_t keylen, const uint8_t *m1, size_t l1,
-                        const uint8_t *m2, size_t l2, uint8_t out[64]);
+/* HMAC-SHA512 of `msg` under `key`. */
+void sxhash_hmac_sha512(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[64]);
 
 /* HKDF-SHA512: extract with `salt` (empty: 64 zero bytes, as the RFC says), expand `outlen`
  * bytes with `info`. Returns 0, or -1 when outlen exceeds 255 * 64. */

@@ -33,11 +33,9 @@ public enum CryptoHash {
                 return EVP_Digest(&zero, 0, o.baseAddress, &length, EVP_sha512(), nil) == 1
             }
         }
-        // Fails only when OpenSSL cannot allocate its context; swift-crypto's hash then.
-        if ok { return out }
-        var h = SHA512()
-        update(&h, data)
-        return Array(h.finalize())
+        // Allocation failure is the only way it fails, as for StreamDigest.
+        precondition(ok, "EVP_Digest(SHA-512) failed")
+        return out
     }
 
     /// HMAC-SHA512 of `message` under `key` (an empty key is 128 zero bytes, as RFC 2104 pads it).
@@ -48,7 +46,7 @@ public enum CryptoHash {
             withContiguous(message) { m in
                 out.withUnsafeMutableBufferPointer { o in
                     sxhash_hmac_sha512(k.baseAddress?.assumingMemoryBound(to: UInt8.self), k.count,
-                                       m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, nil, 0, o.baseAddress)
+                                       m.baseAddress?.assumingMemoryBound(to: UInt8.self), m.count, o.baseAddress)
                 }
             }
         }

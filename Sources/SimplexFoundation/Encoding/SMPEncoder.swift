@@ -47,15 +47,13 @@ public struct SMPEncoder: Sendable {
 
     /// `shortString = length *OCTET`, 0-255 bytes.
     public mutating func shortString<C: Collection>(_ data: C) throws where C.Element == UInt8 {
-        guard data.count <= 255 else { throw EncodingError.tooLarge("shortString of \(data.count) bytes") }
-        bytes.append(UInt8(data.count))
+        try shortLength(data.count)
         bytes.append(contentsOf: data)
     }
 
     /// A string with a 2-byte length prefix (`originalLength` fields, `Large` strings).
     public mutating func largeString<C: Collection>(_ data: C) throws where C.Element == UInt8 {
-        guard data.count <= 65535 else { throw EncodingError.tooLarge("largeString of \(data.count) bytes") }
-        word16(UInt16(data.count))
+        try largeLength(data.count)
         bytes.append(contentsOf: data)
     }
 
@@ -65,15 +63,23 @@ public struct SMPEncoder: Sendable {
     public mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
 
     public mutating func shortString(_ data: [UInt8]) throws {
-        guard data.count <= 255 else { throw EncodingError.tooLarge("shortString of \(data.count) bytes") }
-        bytes.append(UInt8(data.count))
+        try shortLength(data.count)
         bytes.append(contentsOf: data)
     }
 
     public mutating func largeString(_ data: [UInt8]) throws {
-        guard data.count <= 65535 else { throw EncodingError.tooLarge("largeString of \(data.count) bytes") }
-        word16(UInt16(data.count))
+        try largeLength(data.count)
         bytes.append(contentsOf: data)
+    }
+
+    private mutating func shortLength(_ n: Int) throws {
+        guard n <= 255 else { throw EncodingError.tooLarge("shortString of \(n) bytes") }
+        bytes.append(UInt8(n))
+    }
+
+    private mutating func largeLength(_ n: Int) throws {
+        guard n <= 65535 else { throw EncodingError.tooLarge("largeString of \(n) bytes") }
+        word16(UInt16(n))
     }
 
     /// `"T"` / `"F"` booleans of the spec.
