@@ -2,25 +2,39 @@ import Foundation
 import SimplexFoundation
 import XFTPProtocol
 
-/// The encryption of an upload running on its own thread: each chunk's digest and memory as it
-/// is produced, then the whole result. Waiters are resumed when their chunk is produced or the run fails.
+/// The hashing pass of an upload running on its own thread: each chunk's digest as it is
+/// produced, then the whole result. Waiters are resumed when their chunk is produced or the run fails.
 final class EncryptionRun: @unchecked Sendable {
-    typealias Chunk = (digest: [UInt8], buffer: ChunkBuffer?)
-    /// The error of an encryption released by a cancelled pool (the upload's own error is thrown).
+    typealias Chunk = [UInt8]
+    /// The error of a pass told to stop because the upload failed (the upload's own error is thrown).
     static let stopped = "upload stopped"
+    private var stopRequested = false
     private let lock = NSLock()
     private var chunks: [Int: Chunk] = [:]
     private var outcome: Result<FileEncryption.EncryptedFile, XFTPClientError>?
     private var chunkWaiters: [Int: [CheckedContinuation<Result<Chunk, XFTPClientError>, Never>]] = [:]
     private var endWaiters: [CheckedContinuation<Result<FileEncryption.EncryptedFile, XFTPClientError>, Never>] = []
 
-    func chunk(_ i: Int, _ digest: [UInt8], _ buffer: ChunkBuffer?) {
+    func chunk(_ i: Int, _ digest: [UInt8]) {
         lock.lock()
         let waiters = chunkWaiters.removeValue(forKey: i) ?? []
-        if waiters.isEmpty { chunks[i] = (digest, buffer) }
+        if waiters.isEmpty { chunks[i] = digest }
         lock.unlock()
         // One task uploads a chunk, so at most one waits for it.
-        waiters.first?.resume(returning: .success((digest, buffer)))
+        waiters.first?.resume(returning: .success(digest))
+    }
+
+    /// Asks the pass to stop at its next chunk.
+    func stop() {
+        lock.lock()
+        stopRequested = true
+        lock.unlock()
+    }
+
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopRequested
     }
 
     func finish(_ r: Result<FileEncryption.EncryptedFile, XFTPClientError>) {
@@ -39,7 +53,7 @@ final class EncryptionRun: @unchecked Sendable {
         for w in endWs { w.resume(returning: r) }
     }
 
-    /// Chunk `i`'s digest and memory, once produced; handed over once.
+    /// Chunk `i`'s digest, once produced; handed over once.
     func take(_ i: Int) async throws(XFTPClientError) -> Chunk {
         let r: Result<Chunk, XFTPClientError> = await withCheckedContinuation { c in
             lock.lock()

@@ -1,3 +1,5 @@
+import XFTPProtocol
+
 /// Where a chunk's bytes are on disk for an upload (`XFTPChunkSpec`): a slice of the encrypted file.
 public struct XFTPChunkSpec: Sendable, Equatable {
     public var path: String
@@ -11,17 +13,37 @@ public struct XFTPChunkSpec: Sendable, Equatable {
     }
 }
 
-/// The body of an FPUT: a slice of a file, or a chunk the encryption left in memory.
+/// The body of an FPUT: a slice of an encrypted file, or a chunk encrypted again from its source
+/// as it is sent.
 public enum XFTPChunkBody: Sendable {
     case file(XFTPChunkSpec)
-    case memory(ChunkBuffer)
+    case encrypted(EncryptedChunk)
 
     var size: UInt32 {
         switch self {
         case .file(let spec): spec.size
-        case .memory(let buffer): UInt32(buffer.count)
+        case .encrypted(let chunk): chunk.size
         }
     }
+}
+
+/// A chunk of a file's encrypted stream, made from the source piece by piece as FPUT sends it
+/// (`EncryptedStreamReader`); the tag is needed only by the chunk that ends the stream.
+public struct EncryptedChunk: Sendable {
+    public let reader: EncryptedStreamReader
+    public let offset: Int64
+    public let size: UInt32
+    public let tag: [UInt8]?
+
+    public init(reader: EncryptedStreamReader, offset: Int64, size: UInt32, tag: [UInt8]?) {
+        self.reader = reader
+        self.offset = offset
+        self.size = size
+        self.tag = tag
+    }
+
+    /// Whether the chunk holds (part of) the tag at the stream's end.
+    public var endsStream: Bool { offset + Int64(size) > reader.encryptedSize - Int64(FileEncryption.authTagSize) }
 }
 
 /// Where a downloaded chunk goes and what it must be (`XFTPRcvChunkSpec`).

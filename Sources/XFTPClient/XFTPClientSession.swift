@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -155,6 +156,8 @@ public final class XFTPClientSession: Sendable {
         let stream = try await openStream()
         let headers = HTTP2StreamWriter.post(authority: authority)
         let progress = TransferProgress()
+        let channel = stream.channel
+        let bodyFailure = NIOLockedValueBox<XFTPClientError?>(nil)
         return try await withStallLimit(stallWindow, progress: progress, error: XFTPClientError.responseTimeout) {
             try await stream.executeThenClose { inbound, outbound in
                 let writer = HTTP2StreamWriter(outbound, progress: progress)
@@ -162,12 +165,34 @@ public final class XFTPClientSession: Sendable {
                 // The body goes out while the answer is awaited: a server may answer (an error)
                 // before it has read a whole chunk.
                 // Once the answer is in, a body still being sent is abandoned (cancelled).
-                async let _ = Self.send(writer, headers: headers, body: body, chunk: chunk)
-                _ = try await reader.readHeaders()
-                let head = try await reader.read(upTo: XFTPVersion.blockSize)
-                return try await handle(head, reader)
+                async let _: Void = {
+                    do {
+                        try await Self.send(writer, headers: headers, body: body, chunk: chunk)
+                    } catch let e as BodySourceError {
+                        // The chunk's bytes could not be made: the stream is reset (the server
+                        // drops the partial chunk) instead of waiting for an answer to a body
+                        // that never ends, and the exchange fails with the cause.
+                        bodyFailure.withLockedValue { $0 = e.error }
+                        channel.close(promise: nil)
+                    } catch {}
+                }()
+                do {
+                    _ = try await reader.readHeaders()
+                    let head = try await reader.read(upTo: XFTPVersion.blockSize)
+                    return try await handle(head, reader)
+                } catch {
+                    if let cause = bodyFailure.withLockedValue({ $0 }) { throw cause }
+                    throw error
+                }
             }
         }
+    }
+
+    /// A chunk's bytes could not be made from its source (as opposed to the stream failing to take
+    /// them). A chunk file that ends early is left to the server's timeout as before: tests stall
+    /// uploads that way.
+    struct BodySourceError: Error {
+        let error: XFTPClientError
     }
 
     /// Body pieces read from disk and handed to HTTP/2 at once (it cuts them into frames): fewer,
@@ -184,15 +209,33 @@ public final class XFTPClientSession: Sendable {
         try await writer.data(body)
         switch chunk {
         case .file(let spec): try await sendFile(writer, spec)
-        case .memory(let buffer):
-            var off = 0
-            while off < buffer.count {
-                let n = min(Self.ioPiece, buffer.count - off)
-                try await writer.data(UnsafeRawBufferPointer(rebasing: buffer.bytes[off..<(off + n)]))
-                off += n
-            }
+        case .encrypted(let chunk): try await sendEncrypted(writer, chunk)
         }
         try await writer.end()
+    }
+
+    /// Each piece is read from the source into the frame's own buffer and encrypted there. The
+    /// stream is not ended when the source changed meanwhile: the bytes may differ from the
+    /// digest FNEW announced.
+    private static func sendEncrypted(_ writer: HTTP2StreamWriter, _ chunk: EncryptedChunk) async throws {
+        var off = 0
+        while off < Int(chunk.size) {
+            let n = min(Self.ioPiece, Int(chunk.size) - off)
+            var buffer = ByteBufferAllocator().buffer(capacity: n)
+            var failure: XFTPFileError?
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: n) { raw in
+                do throws(XFTPFileError) {
+                    try chunk.reader.fill(UnsafeMutableRawBufferPointer(rebasing: raw[0..<n]), at: chunk.offset + Int64(off), tag: chunk.tag)
+                } catch {
+                    failure = error
+                }
+                return n
+            }
+            if let failure { throw BodySourceError(error: .io("\(failure)")) }
+            try await writer.data(buffer)
+            off += n
+        }
+        guard chunk.reader.sourceUnchanged else { throw BodySourceError(error: .io("\(XFTPFileError.io(XFTPFileTransfer.sourceChanged))")) }
     }
 
     private static func sendFile(_ writer: HTTP2StreamWriter, _ chunk: XFTPChunkSpec) async throws {
@@ -321,29 +364,36 @@ public final class XFTPClientSession: Sendable {
         }
     }
 
-    /// FGET into memory: the chunk is decrypted from the received frames straight into `buffer`
-    /// (at least `size` bytes), its digest checked; nothing touches the disk.
-    public func downloadChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8], into buffer: ChunkBuffer, size: UInt32,
-                              digest: [UInt8]) async throws(XFTPClientError) {
-        guard buffer.memory.count >= Int(size) else { throw .io("chunk buffer smaller than the chunk") }
+    /// FGET into the landing file at `offset`: the chunk is decrypted from the received frames
+    /// into a small scratch that is written there as it fills, its digest checked at the end.
+    func downloadChunk(recipientKey: AnyPrivateKey, recipientId: [UInt8], into landing: ChunkLanding, at offset: Int64, size: UInt32,
+                       digest: [UInt8]) async throws(XFTPClientError) {
         let dhKey = X25519PrivateKey()
         try await command(recipientKey, entityId: recipientId, .fget(dhKey.publicKey), timeoutChunk: size) { r, reader in
             guard case .file(let serverKey, let nonce) = r else { throw Self.unexpected(r) }
             let secret = try dhKey.sharedSecret(with: serverKey)
             guard var sb = try? SecretBoxStream(secret: secret, nonce: nonce) else { throw XFTPClientError.responseError(.crypto) }
             let hash = StreamDigest(.sha256)
-            var off = 0
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.ioPiece, alignment: 64)
+            defer { scratch.deallocate() }
+            var off = 0, held = 0
             while off < Int(size) {
-                guard let piece = try await reader.nextSlice(max: Int(size) - off) else { throw XFTPClientError.responseError(.size) }
+                guard let piece = try await reader.nextSlice(max: min(Int(size) - off, scratch.count - held)) else {
+                    throw XFTPClientError.responseError(.size)
+                }
                 let n = piece.readableBytes
                 piece.withUnsafeReadableBytes { src in
-                    let dst = UnsafeMutableRawBufferPointer(rebasing: buffer.memory[off..<(off + n)])
+                    let dst = UnsafeMutableRawBufferPointer(rebasing: scratch[held..<(held + n)])
                     sb.decrypt(from: src, to: dst)
                     hash.update(UnsafeRawBufferPointer(dst))
                 }
+                held += n
                 off += n
+                if held == scratch.count || off == Int(size) {
+                    try landing.write(UnsafeRawBufferPointer(rebasing: scratch[0..<held]), at: offset + Int64(off - held))
+                    held = 0
+                }
             }
-            buffer.count = off
             try await Self.finishChunk(reader, sb: sb, hash: hash, digest: digest)
         }
     }

@@ -87,58 +87,53 @@ public struct XFTPFileTransfer: Sendable {
         return result
     }
 
-    /// Encrypts the file on a thread of its own into a few reused chunk buffers, while the chunks
-    /// already encrypted go up from memory: no encrypted file is written, and memory stays at the
-    /// pool's size whatever the file size. A chunk created before a retry must come out with the
-    /// digest it was created with, else the source changed and the upload starts over.
+    /// Hashes the encrypted stream on a thread of its own (each chunk's digest for its FNEW, then
+    /// the file's digest and tag) while the chunks already hashed go up, each encrypted again from
+    /// the source as FPUT sends it: no encrypted file is written and no encrypted chunk is held, so
+    /// memory stays at the stream windows whatever the file size and the number of chunks in
+    /// flight. A chunk created before a retry must come out with the digest it was created with,
+    /// else the source changed and the upload starts over.
     private func encryptAndUpload(_ state: inout UploadState, key: String, sourcePath: String, fileName: String,
                                   singleChunk: Bool) async throws(XFTPClientError) {
         let sizes = state.chunks.map { Int($0.size) }
-        let pending = Set(state.chunks.indices.filter { !state.chunks[$0].uploaded })
         let created = Dictionary(uniqueKeysWithValues: state.chunks.enumerated().compactMap { i, c in
             c.senderId == nil ? nil : (i, c.digest)
         })
-        let largest = pending.map { sizes[$0] }.max() ?? 0
-        // One chunk ahead of the uploads, within the memory budget.
-        let count = pending.isEmpty ? 0 : max(1, min(parallelChunks + 1, Self.uploadMemory / max(largest, 1)))
-        let pool = ChunkBufferPool(count: count, capacity: largest)
-        let encryption = EncryptionRun()
         let (fileKey, nonce) = (state.key, state.nonce)
+        let reader: EncryptedStreamReader
+        do {
+            reader = try EncryptedStreamReader(sourcePath: sourcePath, fileName: fileName, key: fileKey, nonce: nonce, singleChunk: singleChunk)
+        } catch {
+            progress.remove(key)
+            throw .io("\(error)")
+        }
+        let encryption = EncryptionRun()
         let thread = Thread {
-            var current: ChunkBuffer?
             do throws(XFTPFileError) {
                 let r = try FileEncryption.encryptChunks(
                     sourcePath: sourcePath, fileName: fileName, key: fileKey, nonce: nonce, singleChunk: singleChunk,
-                    memory: { i throws(XFTPFileError) in
-                        guard pending.contains(i) else { return nil }
-                        guard let b = pool.acquire() else { throw .io(EncryptionRun.stopped) }
-                        current = b
-                        return b.memory
-                    },
+                    memory: { _ in nil },
                     onChunk: { i, digest throws(XFTPFileError) in
-                        guard i < sizes.count else { throw .io("the file changed since its upload started") }
-                        if let was = created[i], was != digest { throw .io("the file changed since its upload started") }
-                        let b = current
-                        current = nil
-                        b?.count = sizes[i]
-                        encryption.chunk(i, digest, b)
+                        guard !encryption.isStopped else { throw .io(EncryptionRun.stopped) }
+                        guard i < sizes.count else { throw .io(Self.sourceChanged) }
+                        if let was = created[i], was != digest { throw .io(Self.sourceChanged) }
+                        encryption.chunk(i, digest)
                     })
-                guard r.chunks.count == sizes.count else { throw .io("the file changed since its upload started") }
+                guard r.chunks.count == sizes.count else { throw .io(Self.sourceChanged) }
                 encryption.finish(.success(r))
             } catch {
-                if let current { pool.release(current) }
                 encryption.finish(.failure(.io("\(error)")))
             }
         }
         thread.start()
         var failure: XFTPClientError?
         do {
-            try await uploadChunks(&state, key: key, source: .memory(encryption, pool))
+            try await uploadChunks(&state, key: key, source: .source(encryption, reader))
         } catch {
             failure = error
         }
-        // The thread is waited for even after a failed chunk (released from a full pool first).
-        if failure != nil { pool.cancel() }
+        // The thread is waited for even after a failed chunk (told to stop at its next chunk).
+        if failure != nil { encryption.stop() }
         switch await encryption.result() {
         case .success(let r):
             state.size = r.encryptedSize
@@ -154,22 +149,31 @@ public struct XFTPFileTransfer: Sendable {
             progress.remove(key)
             throw e
         }
+        if case .io(let why)? = failure, why.hasSuffix(Self.sourceChanged) { progress.remove(key) }
         if let failure { throw failure }
     }
 
-    /// Bytes of encrypted chunks an upload may hold at once (2 of 4 MB): the client's peak RSS stays within
-    /// the 64 MB target (with about 32 MB of shared code mapped) whatever the file size.
-    static let uploadMemory = 8 << 20
+    /// Why an upload starts over: the source is not what its chunks were created from.
+    static let sourceChanged = "the file changed since its upload started"
 
     /// Where the bytes of the chunks to upload come from.
     private enum ChunkSource: Sendable {
         /// An encrypted file written before the upload (states saved by earlier versions).
         case file(String)
-        /// The encryption running beside the upload.
-        case memory(EncryptionRun, ChunkBufferPool)
+        /// The hashing pass running beside the upload, and the source each chunk is encrypted from again.
+        case source(EncryptionRun, EncryptedStreamReader)
 
-        func release(_ buffer: ChunkBuffer?) {
-            if let buffer, case .memory(_, let pool) = self { pool.release(buffer) }
+        /// The FPUT body of a chunk; the chunk that ends the stream waits for the tag.
+        func body(_ c: UploadState.Chunk) async throws(XFTPClientError) -> XFTPChunkBody {
+            switch self {
+            case .file(let path):
+                return .file(XFTPChunkSpec(path: path, offset: c.offset, size: c.size))
+            case .source(let encryption, let reader):
+                let chunk = EncryptedChunk(reader: reader, offset: c.offset, size: c.size, tag: nil)
+                guard chunk.endsStream else { return .encrypted(chunk) }
+                let tag = try await encryption.result().get().tag
+                return .encrypted(EncryptedChunk(reader: reader, offset: c.offset, size: c.size, tag: tag))
+            }
         }
     }
 
@@ -178,7 +182,7 @@ public struct XFTPFileTransfer: Sendable {
     /// before its bytes go, and each uploaded chunk is saved as it completes.
     private func uploadChunks(_ state: inout UploadState, key: String, source: ChunkSource) async throws(XFTPClientError) {
         enum Step: Sendable {
-            case created(Int, [UInt8], [[UInt8]], [UInt8], ChunkBuffer?)
+            case created(Int, [UInt8], [[UInt8]], [UInt8])
             case uploaded(Int)
         }
         let pending = state.chunks.indices.filter { !state.chunks[$0].uploaded }
@@ -187,61 +191,43 @@ public struct XFTPFileTransfer: Sendable {
         var failure: XFTPClientError?
         await withTaskGroup(of: Result<Step, XFTPClientError>.self) { group in
             var next = pending.makeIterator()
-            func start(_ i: Int, _ chunk: UploadState.Chunk, _ held: ChunkBuffer?) {
+            func start(_ i: Int, _ chunk: UploadState.Chunk, digestKnown: Bool) {
                 group.addTask {
-                    var buffer = held
                     do throws(XFTPClientError) {
                         var c = chunk
-                        let body: XFTPChunkBody
-                        switch source {
-                        case .file(let path):
-                            body = .file(XFTPChunkSpec(path: path, offset: c.offset, size: c.size))
-                        case .memory(let encryption, _):
-                            if buffer == nil {
-                                // A chunk waits until the encryption has produced it.
-                                let produced = try await encryption.take(i)
-                                buffer = produced.buffer
-                                c.digest = produced.digest
-                            }
-                            guard let buffer else { throw XFTPClientError.io("chunk \(c.chunkNo) was not encrypted") }
-                            body = .memory(buffer)
+                        if case .source(let encryption, _) = source, !digestKnown {
+                            // A chunk waits until the hashing pass has produced its digest.
+                            c.digest = try await encryption.take(i)
                         }
                         if c.senderId == nil {
                             try await self.createChunk(&c)
-                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest, buffer))
+                            return .success(.created(i, c.senderId ?? [], c.recipientIds ?? [], c.digest))
                         }
-                        try await self.putChunk(c, body: body)
-                        source.release(buffer)
+                        try await self.putChunk(c, body: try await source.body(c))
                         return .success(.uploaded(i))
                     } catch {
-                        source.release(buffer)
                         return .failure(error)
                     }
                 }
             }
             for _ in 0..<parallelChunks {
                 guard let i = next.next() else { break }
-                start(i, state.chunks[i], nil)
+                start(i, state.chunks[i], digestKnown: false)
             }
             while let result = await group.next() {
                 do throws(XFTPClientError) {
                     switch try result.get() {
-                    case .created(let i, let sid, let rids, let digest, let buffer):
+                    case .created(let i, let sid, let rids, let digest):
                         state.chunks[i].digest = digest
                         state.chunks[i].senderId = sid
                         state.chunks[i].recipientIds = rids
-                        do throws(XFTPClientError) {
-                            try save(state, key)
-                        } catch {
-                            source.release(buffer)
-                            throw error
-                        }
+                        try save(state, key)
                         // A created chunk is in flight: its bytes go even after another chunk failed.
-                        start(i, state.chunks[i], buffer)
+                        start(i, state.chunks[i], digestKnown: true)
                     case .uploaded(let i):
                         state.chunks[i].uploaded = true
                         try save(state, key)
-                        if failure == nil, let j = next.next() { start(j, state.chunks[j], nil) }
+                        if failure == nil, let j = next.next() { start(j, state.chunks[j], digestKnown: false) }
                     }
                 } catch {
                     failure = failure ?? error
@@ -363,50 +349,61 @@ public struct XFTPFileTransfer: Sendable {
                 throw .responseError(.crypto)
             }
         }
-        // Chunks in flight each fill a buffer of their own, within a memory budget; one that lands
-        // before the chunks ahead of it waits in its buffer, and no new one starts until a buffer is free.
-        let largest = chunks[fedChunks...].map { Int($0.chunkSize) }.max() ?? 0
-        var free = (0..<max(1, min(parallelChunks, Self.downloadMemory / max(largest, 1)))).map { _ in ChunkBuffer(capacity: largest) }
-        var landed: [Int: ChunkBuffer] = [:]
+        // Chunks land in a side file at their places in the encrypted stream as they arrive, and are
+        // decrypted from there in order: any number in flight, none held in memory (ChunkLanding).
+        let landingPath = (workDirectory as NSString).appendingPathComponent("down-\(transferId)-landing")
+        let landing: ChunkLanding
+        do throws(XFTPFileError) {
+            landing = try ChunkLanding(path: landingPath)
+        } catch {
+            throw .io("\(error)")
+        }
+        defer { PosixFile.remove(landingPath) }
+        let offsets = XFTPChunkSizes.offsets(chunks.map(\.chunkSize)).map(\.offset)
+        let piece = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.feedPiece, alignment: 64)
+        defer { piece.deallocate() }
+        var landed = Set<Int>()
         var nextToFeed = fedChunks
         var failure: XFTPClientError?
         var decryptError: XFTPFileError?
-        await withTaskGroup(of: (Int, ChunkBuffer, XFTPClientError?).self) { group in
-            var next = fedChunks
+        await withTaskGroup(of: (Int, XFTPClientError?).self) { group in
+            var next = fedChunks, inFlight = 0
             func startMore() {
-                while failure == nil, decryptError == nil, next < chunks.count, let buffer = free.popLast() {
+                while failure == nil, decryptError == nil, next < chunks.count, inFlight < parallelChunks {
                     let i = next
                     next += 1
-                    let chunk = chunks[i], replica = chunks[i].replicas[0]
+                    inFlight += 1
+                    let chunk = chunks[i], replica = chunks[i].replicas[0], offset = offsets[i]
                     group.addTask {
                         do throws(XFTPClientError) {
                             let session = try await self.pool.session(replica.server)
-                            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId, into: buffer,
-                                                            size: chunk.chunkSize, digest: chunk.digest)
-                            return (i, buffer, nil)
+                            try await session.downloadChunk(recipientKey: replica.replicaKey, recipientId: replica.replicaId, into: landing,
+                                                            at: offset, size: chunk.chunkSize, digest: chunk.digest)
+                            return (i, nil)
                         } catch {
-                            return (i, buffer, error)
+                            return (i, error)
                         }
                     }
                 }
             }
             startMore()
-            while let (i, buffer, error) = await group.next() {
+            while let (i, error) = await group.next() {
+                inFlight -= 1
                 if let error {
                     failure = failure ?? error
-                    free.append(buffer)
                     continue
                 }
-                landed[i] = buffer
+                landed.insert(i)
+                // The next chunk is on its way before this one is decrypted.
+                startMore()
                 // Chunks that landed are decrypted even after another failed: a retry skips them.
-                while decryptError == nil, let ready = landed.removeValue(forKey: nextToFeed) {
+                while decryptError == nil, landed.remove(nextToFeed) != nil {
                     do throws(XFTPFileError) {
-                        try decryptor.feed(inPlace: UnsafeMutableRawBufferPointer(rebasing: ready.memory[0..<ready.count]))
+                        try landing.feed(decryptor, at: offsets[nextToFeed], size: Int64(chunks[nextToFeed].chunkSize), through: piece)
                         nextToFeed += 1
                     } catch {
                         decryptError = error
                     }
-                    free.append(ready)
                     // Saved after the last chunk too: its progress (all received) comes before completion.
                     guard decryptError == nil else { continue }
                     do {
@@ -415,7 +412,6 @@ public struct XFTPFileTransfer: Sendable {
                         failure = failure ?? .io("cannot save progress: \(error)")
                     }
                 }
-                startMore()
             }
         }
         // A network failure keeps the partial output and the saved state for a retry; a file that
@@ -446,8 +442,9 @@ public struct XFTPFileTransfer: Sendable {
         return result
     }
 
-    /// Bytes of downloaded chunks held at once (2 of 4 MB), for the client's 64 MB peak RSS.
-    static let downloadMemory = 8 << 20
+    /// Landed bytes read back and decrypted at a time: one buffer per download, below the 128 KB
+    /// mmap threshold (MemoryTuning) so it comes from the heap.
+    static let feedPiece = 65_536
 
     /// The redirect's file is the real description: it must parse as a recipient description of
     /// exactly the size and digest the redirect named (`REDIRECT "size mismatch"`...), then that file

@@ -41,6 +41,52 @@ final class XFTPChunkTests: XCTestCase {
         await srv.stop()
     }
 
+    /// A chunk encrypted again from its source as FPUT sends it: sent whole it downloads as the
+    /// bytes its digest was taken from. When the source changed after the digest was taken the
+    /// upload fails with that cause (the stream is reset rather than left to time out waiting for
+    /// an answer), the server stores nothing of it, and the session goes on.
+    func testEncryptedChunkFromItsSource() async throws {
+        let srv = try await XFTPTestServer(dir: dir)
+        let c = try await srv.connect()
+        let src = dir + "/src"
+        try writeRandom(src, 200_000)
+        let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+        struct Created {
+            let sKey: AnyPrivateKey, sid: [UInt8], rKey: AnyPrivateKey, rid: [UInt8], spec: XFTPReceiveChunkSpec, body: XFTPChunkBody
+        }
+        // FNEW of the source's one chunk as it is now; the body encrypts it again from the source.
+        func create(_ out: String) async throws -> Created {
+            let reader = try EncryptedStreamReader(sourcePath: src, fileName: "f", key: key, nonce: nonce)
+            let r = try FileEncryption.encryptChunks(sourcePath: src, fileName: "f", key: key, nonce: nonce, memory: { _ in nil },
+                                                     onChunk: { _, _ in })
+            XCTAssertEqual(r.chunks.count, 1)
+            let sKey = AnyPrivateKey.generate(.ed25519), rKey = AnyPrivateKey.generate(.ed25519)
+            let info = FileInfo(senderKey: sKey.publicKey, size: r.chunks[0].size, digest: r.chunks[0].digest)
+            let (sid, rids) = try await c.createChunk(senderKey: sKey, info: info, recipientKeys: [rKey.publicKey], auth: nil)
+            let chunk = EncryptedChunk(reader: reader, offset: 0, size: r.chunks[0].size, tag: r.tag)
+            XCTAssertTrue(chunk.endsStream)
+            return Created(sKey: sKey, sid: sid, rKey: rKey, rid: rids[0],
+                           spec: XFTPReceiveChunkSpec(path: dir + "/" + out, size: r.chunks[0].size, digest: r.chunks[0].digest),
+                           body: .encrypted(chunk))
+        }
+        let whole = try await create("whole")
+        try await c.uploadChunk(senderKey: whole.sKey, senderId: whole.sid, body: whole.body)
+        try await c.downloadChunk(recipientKey: whole.rKey, recipientId: whole.rid, destination: whole.spec)
+        let changed = try await create("changed")
+        // File times tick with the kernel's coarse clock.
+        try await Task.sleep(nanoseconds: 50_000_000)
+        try writeRandom(src, 200_000)
+        await XFTPAssertThrows(.io("file IO error: the file changed since its upload started")) {
+            try await c.uploadChunk(senderKey: changed.sKey, senderId: changed.sid, body: changed.body)
+        }
+        await XFTPAssertThrows(.protocolError(.noFile)) {
+            try await c.downloadChunk(recipientKey: changed.rKey, recipientId: changed.rid, destination: changed.spec)
+        }
+        try await c.ping()
+        await c.close()
+        await srv.stop()
+    }
+
     func testUploadDownloadAckDelete() async throws {
         let srv = try await XFTPTestServer(dir: dir)
         let c = try await srv.connect()

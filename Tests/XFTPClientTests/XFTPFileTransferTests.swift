@@ -162,6 +162,7 @@ final class XFTPFileTransferTests: XCTestCase {
         try await b.resume()
         let path = try await down.download(result.recipients[0], to: out, transferId: "d", acknowledge: false)
         XCTAssertEqual(try sha(path), try sha(src))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/work-down"), [], "neither the partial output nor landed chunks are left")
         await a.stop()
         await b.stop()
     }

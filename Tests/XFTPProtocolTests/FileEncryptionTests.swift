@@ -54,6 +54,74 @@ final class FileEncryptionTests: XCTestCase {
         XCTAssertTrue(d.verify(tag: Array(box[..<16])))
     }
 
+    /// The keystream at any stream position, from a fresh stream or one already advanced, equals
+    /// what encrypting zeros from the start gives there (an upload encrypts chunks again this way).
+    func testKeystreamAtAnyPosition() throws {
+        let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+        var sequential = try SecretBoxStream(secret: key, nonce: nonce)
+        let keystream = sequential.encrypt([UInt8](repeating: 0, count: 5000))
+        let fresh = try SecretBoxStream(secret: key, nonce: nonce)
+        var ranges = [(0, 1), (0, 64), (31, 2), (32, 64), (33, 100), (63, 1), (64, 4000), (1000, 0), (4999, 1), (0, 5000)]
+        for _ in 0..<50 {
+            let a = Int.random(in: 0..<5000)
+            ranges.append((a, Int.random(in: 0...(5000 - a))))
+        }
+        for (a, n) in ranges {
+            for stream in [fresh, sequential] {
+                var buf = [UInt8](repeating: 0, count: n)
+                buf.withUnsafeMutableBytes { stream.applyKeystream(at: Int64(a), $0) }
+                XCTAssertEqual(buf, Array(keystream[a..<(a + n)]), "range \(a)+\(n)")
+            }
+        }
+        // The stream it was taken from goes on as if nothing happened.
+        var other = try SecretBoxStream(secret: key, nonce: nonce)
+        _ = other.encrypt([UInt8](repeating: 0, count: 5000))
+        XCTAssertEqual(sequential.encrypt([1, 2, 3]), other.encrypt([1, 2, 3]))
+        XCTAssertEqual(sequential.tag(), other.tag())
+    }
+
+    /// Any range of a file's encrypted stream made again from the source equals the bytes of the
+    /// one pass, at any alignment; the tag's bytes need the tag, and nothing past the end is made.
+    func testEncryptedStreamReaderRemakesAnyRange() throws {
+        for size in [0, 1, 1000, 65_000, 300_000, 1_100_000] {
+            let src = dir + "/src-\(size)", enc = dir + "/enc-\(size)"
+            try Data(SecureRandom.bytes(size)).write(to: URL(fileURLWithPath: src))
+            let key = SecureRandom.bytes(32), nonce = SecureRandom.bytes(24)
+            let r = try FileEncryption.encrypt(sourcePath: src, fileName: "f.bin", key: key, nonce: nonce, encryptedPath: enc)
+            let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: enc)))
+            let reader = try EncryptedStreamReader(sourcePath: src, fileName: "f.bin", key: key, nonce: nonce)
+            XCTAssertEqual(reader.encryptedSize, Int64(whole.count))
+            XCTAssertEqual(r.tag, Array(whole.suffix(16)))
+            var ranges = r.chunks.map { (Int($0.offset), Int($0.size)) }
+            for _ in 0..<20 {
+                let a = Int.random(in: 0..<whole.count)
+                ranges.append((a, Int.random(in: 0...min(5000, whole.count - a))))
+            }
+            for (a, n) in ranges {
+                var got = [UInt8](repeating: 0, count: n)
+                try got.withUnsafeMutableBytes { try reader.fill($0, at: Int64(a), tag: r.tag) }
+                XCTAssertEqual(got, Array(whole[a..<(a + n)]), "size \(size), range \(a)+\(n)")
+            }
+            var last = [UInt8](repeating: 0, count: 16)
+            XCTAssertThrowsError(try last.withUnsafeMutableBytes { try reader.fill($0, at: reader.encryptedSize - 16) })
+            XCTAssertThrowsError(try last.withUnsafeMutableBytes { try reader.fill($0, at: reader.encryptedSize - 15, tag: r.tag) })
+            XCTAssertTrue(reader.sourceUnchanged)
+        }
+    }
+
+    /// A source rewritten in place (same size) after the reader was made is seen as changed.
+    func testEncryptedStreamReaderSeesTheSourceChange() throws {
+        let src = dir + "/src"
+        try Data(SecureRandom.bytes(100_000)).write(to: URL(fileURLWithPath: src))
+        let reader = try EncryptedStreamReader(sourcePath: src, fileName: "f.bin", key: SecureRandom.bytes(32), nonce: SecureRandom.bytes(24))
+        XCTAssertTrue(reader.sourceUnchanged)
+        // File times tick with the kernel's coarse clock.
+        Thread.sleep(forTimeInterval: 0.05)
+        let f = try PosixFile(path: src, mode: .create)
+        try f.write(SecureRandom.bytes(100_000))
+        XCTAssertFalse(reader.sourceUnchanged)
+    }
+
     func testEncryptDecryptFiles() throws {
         for size in [0, 1, 65000, 300_000, 1_100_000] {
             let src = dir + "/src-\(size)"

@@ -92,6 +92,40 @@ public struct SecretBoxStream: Sendable {
         received.count == 16 && constantTimeEquals(tag(), received)
     }
 
+    /// XORs the keystream of stream bytes `position..<position + p.count` over `p`, leaving the
+    /// stream and its MAC as they are: XSalsa20 is a keystream, so the ciphertext at any position
+    /// can be produced again (an upload hashes its chunks in one pass and encrypts each again
+    /// when it is sent, holding no encrypted copy).
+    public func applyKeystream(at position: Int64, _ p: UnsafeMutableRawBufferPointer) {
+        guard let base = p.baseAddress, p.count > 0 else { return }
+        precondition(position >= 0, "negative stream position")
+        // Stream byte 0 is keystream byte 32 (the first 32 keyed the MAC).
+        let absolute = UInt64(position) + 32
+        var counter = absolute / 64, off = 0
+        var block = KeystreamBlock()
+        func partial(from start: Int, count n: Int) {
+            let c = counter
+            withUnsafeMutableBytes(of: &block.bytes) { key.block(nonce0: n0, nonce1: n1, counter: c, out: $0.baseAddress!) }
+            withUnsafeBytes(of: &block.bytes) { k in
+                for i in 0..<n {
+                    let v = base.load(fromByteOffset: off + i, as: UInt8.self) ^ k.load(fromByteOffset: start + i, as: UInt8.self)
+                    base.storeBytes(of: v, toByteOffset: off + i, as: UInt8.self)
+                }
+            }
+            counter &+= 1
+            off += n
+        }
+        let skip = Int(absolute % 64)
+        if skip > 0 { partial(from: skip, count: min(64 - skip, p.count)) }
+        let whole = (p.count - off) & ~63
+        if whole > 0 {
+            key.xor(nonce0: n0, nonce1: n1, counter: counter, src: base + off, dst: base + off, count: whole)
+            counter &+= UInt64(whole / 64)
+            off += whole
+        }
+        if off < p.count { partial(from: 0, count: p.count - off) }
+    }
+
     private mutating func applyKeystream(_ p: UnsafeMutableRawBufferPointer) {
         guard let base = p.baseAddress, p.count > 0 else { return }
         applyKeystream(from: UnsafeRawPointer(base), to: base, count: p.count)

@@ -17,6 +17,8 @@ public enum FileEncryption {
         /// SHA-512 of the whole encrypted file (the description's `digest`).
         public var digest: [UInt8]
         public var chunks: [(offset: Int64, size: UInt32, digest: [UInt8])]
+        /// The stream's last 16 bytes (what `EncryptedStreamReader` needs for the last chunk).
+        public var tag: [UInt8]
     }
 
     /// The chunk sizes `encryptChunks` will cut the file into (known before encrypting, so uploads
@@ -26,8 +28,8 @@ public enum FileEncryption {
     }
 
     /// The header carrying `fileName`, the source's size and the chunk sizes of its encrypted stream.
-    private static func layout(sourcePath: String, fileName: String,
-                               singleChunk: Bool) throws(XFTPFileError) -> (header: [UInt8], fileSize: Int64, sizes: [UInt32]) {
+    static func layout(sourcePath: String, fileName: String,
+                       singleChunk: Bool) throws(XFTPFileError) -> (header: [UInt8], fileSize: Int64, sizes: [UInt32]) {
         guard let fileSize = PosixFile.size(of: sourcePath) else { throw .io("cannot stat \(sourcePath)") }
         guard fileSize <= FileDescription.maxFileSizeHard else { throw .size }
         let header: [UInt8]
@@ -82,9 +84,10 @@ public enum FileEncryption {
             digests.append(chunkHash.finalize())
             try onChunk(i, digests[i])
         }
+        guard let tag = stream.writtenTag else { throw .io("encrypted data shorter than the chunk sizes") }
         return EncryptedFile(
             encryptedSize: encSize, digest: fileHash.finalize(),
-            chunks: zip(XFTPChunkSizes.offsets(sizes), digests).map { ($0.offset, $0.size, $1) })
+            chunks: zip(XFTPChunkSizes.offsets(sizes), digests).map { ($0.offset, $0.size, $1) }, tag: tag)
     }
 }
 
@@ -100,6 +103,8 @@ struct EncryptingReader {
     private var paddingLeft: Int64
     private var tag: [UInt8]?
     private var tagUsed = 0
+    /// The tag, once all of it was handed out.
+    var writtenTag: [UInt8]? { tagUsed == FileEncryption.authTagSize ? tag : nil }
 
     init(source: PosixFile, key: [UInt8], nonce: [UInt8], payloadLength: Int64, header: [UInt8], contentSize: Int64,
          paddingSize: Int64) throws(XFTPFileError) {

@@ -10,7 +10,8 @@ public final class PosixFile {
     public let fd: Int32
     public let path: String
 
-    public enum Mode { case read, create, append }
+    /// `update`: read and write, created empty (truncated if it existed).
+    public enum Mode { case read, create, append, update }
 
     public init(path: String, mode: Mode) throws(XFTPFileError) {
         let flags: Int32
@@ -18,6 +19,7 @@ public final class PosixFile {
         case .read: flags = O_RDONLY
         case .create: flags = O_WRONLY | O_CREAT | O_TRUNC
         case .append: flags = O_WRONLY | O_CREAT | O_APPEND
+        case .update: flags = O_RDWR | O_CREAT | O_TRUNC
         }
         let fd = open(path, flags | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io("cannot open \(path): errno \(errno)") }
@@ -59,6 +61,56 @@ public final class PosixFile {
             got += n
         }
         return got
+    }
+
+    /// Reads into `dst` from `offset` (pread: the file position is left alone) until it is full
+    /// or the file ends; returns the bytes read.
+    public func read(into dst: UnsafeMutableRawBufferPointer, at offset: Int64) throws(XFTPFileError) -> Int {
+        guard let base = dst.baseAddress else { return 0 }
+        var got = 0
+        while got < dst.count {
+            let n = pread(fd, base + got, dst.count - got, off_t(offset + Int64(got)))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("read \(path): errno \(errno)")
+            }
+            if n == 0 { break }
+            got += n
+        }
+        return got
+    }
+
+    /// Writes all of `p` at `offset` (pwrite: the file position is left alone).
+    public func write(_ p: UnsafeRawBufferPointer, at offset: Int64) throws(XFTPFileError) {
+        guard let base = p.baseAddress else { return }
+        var off = 0
+        while off < p.count {
+            let n = pwrite(fd, base + off, p.count - off, off_t(offset + Int64(off)))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .io("write \(path): errno \(errno)")
+            }
+            off += n
+        }
+    }
+
+    /// Frees the range's blocks and pages, keeping the size (fallocate PUNCH_HOLE): bytes read
+    /// once are dropped without ever being written back. False where the file system cannot.
+    @discardableResult
+    public func punchHole(at offset: Int64, count: Int64) -> Bool {
+        #if os(Linux)
+        // FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE (linux/falloc.h).
+        return glibcFallocate(fd, 0x01 | 0x02, Int64(offset), Int64(count)) == 0
+        #else
+        return false
+        #endif
+    }
+
+    /// Size and modification time: what tells that a file changed between two passes over it.
+    public static func fingerprint(of path: String) -> [Int64]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return [Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec), Int64(st.st_ino)]
     }
 
     public func write(_ p: UnsafeRawBufferPointer) throws(XFTPFileError) {
@@ -116,6 +168,12 @@ public final class PosixFile {
     /// Moves `from` to `to` in one step (rename(2)), replacing `to`: readers never see a partial file.
     public static func rename(_ from: String, to: String) -> Bool { Glibc_rename(from, to) == 0 }
 }
+
+#if os(Linux)
+// Declared by <fcntl.h> only under _GNU_SOURCE, so not in the Glibc module (off_t is 64-bit here).
+@_silgen_name("fallocate")
+private func glibcFallocate(_ fd: Int32, _ mode: Int32, _ offset: Int64, _ len: Int64) -> Int32
+#endif
 
 #if canImport(Glibc)
 private let Glibc_read = Glibc.read
