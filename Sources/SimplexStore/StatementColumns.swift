@@ -14,13 +14,17 @@ extension Row: ColumnReading {}
 /// here a name is found in the statement's own index, built once per cached statement.
 /// Valid only while the statement stays on that row (inside `Database.firstRow`'s closure).
 /// As with `Row`, a NULL or a missing column read as a non-optional value is a programming error.
+/// The subscripts are inlinable: callers in other modules then read a column of a known type
+/// directly, where the generic entry looked up type metadata on every read (1% of chat-bench).
 public struct StatementColumns: ColumnReading {
-    let statement: Statement
+    @usableFromInline let statement: Statement
 
+    @inlinable
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
         self[index(columnName)]
     }
 
+    @inlinable
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         guard index >= 0 else { return Self.missing() }
         let value = DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
@@ -42,12 +46,14 @@ public struct StatementColumns: ColumnReading {
     /// The name as spelled in the query first: GRDB's own lookup lowercases it on every call
     /// (1.5 % of chat-bench), while comparing short ASCII names is a step each. Its
     /// case-insensitive lookup is kept for other spellings.
-    private func index(_ name: String) -> Int {
+    @usableFromInline
+    func index(_ name: String) -> Int {
         if let i = statement.columnNames.firstIndex(of: name) { return i }
         return statement.index(ofColumn: name) ?? -1
     }
 
-    private static func missing<Value: DatabaseValueConvertible>() -> Value {
+    @usableFromInline
+    static func missing<Value: DatabaseValueConvertible>() -> Value {
         guard let v = Value.fromMissingColumn() else { fatalError("missing column read as \(Value.self)") }
         return v
     }
