@@ -19,17 +19,9 @@ public final class EncryptedStreamReader: @unchecked Sendable {
         fingerprint = PosixFile.fingerprint(of: sourcePath)
         let (header, fileSize, sizes) = try FileEncryption.layout(sourcePath: sourcePath, fileName: fileName, singleChunk: singleChunk)
         source = try PosixFile(path: sourcePath, mode: .read)
-        var sb: SecretBoxStream
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
-        }
+        var sb = try FileEncryption.stream(key: key, nonce: nonce)
         stream = sb
-        var e = SMPEncoder(capacity: FileEncryption.lengthSize + header.count)
-        e.int64(Int64(header.count) + fileSize)
-        e.raw(header)
-        prefix = sb.encrypt(e.bytes)
+        prefix = sb.encrypt(FileEncryption.prefix(header: header, contentSize: fileSize))
         contentSize = fileSize
         encryptedSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
     }

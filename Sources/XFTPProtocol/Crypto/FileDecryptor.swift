@@ -29,11 +29,7 @@ public final class FileDecryptor {
         guard encryptedSize >= Int64(FileEncryption.authTagSize + FileEncryption.lengthSize) else {
             throw .invalidHeader("encrypted file too small")
         }
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
-        }
+        sb = try FileEncryption.stream(key: key, nonce: nonce)
         self.encryptedSize = encryptedSize
         self.digest = digest
         fileHash = digest.map { _ in StreamDigest(.sha512) }

@@ -21,6 +21,23 @@ public enum FileEncryption {
         public var tag: [UInt8]
     }
 
+    /// The file's secretbox stream (`sbInit` of the file key and nonce).
+    static func stream(key: [UInt8], nonce: [UInt8]) throws(XFTPFileError) -> SecretBoxStream {
+        do {
+            return try SecretBoxStream(secret: key, nonce: nonce)
+        } catch {
+            throw .crypto("\(error)")
+        }
+    }
+
+    /// The stream's first plaintext: the 8-byte length of header and content, then the header.
+    static func prefix(header: [UInt8], contentSize: Int64) -> [UInt8] {
+        var e = SMPEncoder(capacity: lengthSize + header.count)
+        e.int64(Int64(header.count) + contentSize)
+        e.raw(header)
+        return e.bytes
+    }
+
     /// The chunk sizes `encryptChunks` will cut the file into (known before encrypting, so uploads
     /// can be planned while it runs): `XFTPChunkSizes.prepare`, or one chunk for a redirect description.
     public static func chunkSizes(sourcePath: String, fileName: String, singleChunk: Bool = false) throws(XFTPFileError) -> [UInt32] {
@@ -59,7 +76,7 @@ public enum FileEncryption {
         let payloadLen = Int64(header.count) + fileSize
         let encSize = sizes.reduce(Int64(0)) { $0 + Int64($1) }
         var stream = try EncryptingReader(source: try PosixFile(path: sourcePath, mode: .read), key: key, nonce: nonce,
-                                          payloadLength: payloadLen, header: header, contentSize: fileSize,
+                                          header: header, contentSize: fileSize,
                                           paddingSize: encSize - Int64(authTagSize) - payloadLen - Int64(lengthSize))
         let chunkHash = StreamDigest(.sha256), fileHash = StreamDigest(.sha512)
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ioBlock, alignment: 64)
@@ -106,18 +123,11 @@ struct EncryptingReader {
     /// The tag, once all of it was handed out.
     var writtenTag: [UInt8]? { tagUsed == FileEncryption.authTagSize ? tag : nil }
 
-    init(source: PosixFile, key: [UInt8], nonce: [UInt8], payloadLength: Int64, header: [UInt8], contentSize: Int64,
+    init(source: PosixFile, key: [UInt8], nonce: [UInt8], header: [UInt8], contentSize: Int64,
          paddingSize: Int64) throws(XFTPFileError) {
-        do {
-            sb = try SecretBoxStream(secret: key, nonce: nonce)
-        } catch {
-            throw .crypto("\(error)")
-        }
+        sb = try FileEncryption.stream(key: key, nonce: nonce)
         self.source = source
-        var e = SMPEncoder(capacity: FileEncryption.lengthSize + header.count)
-        e.int64(payloadLength)
-        e.raw(header)
-        prefix = sb.encrypt(e.bytes)
+        prefix = sb.encrypt(FileEncryption.prefix(header: header, contentSize: contentSize))
         contentLeft = contentSize
         paddingLeft = paddingSize
     }
